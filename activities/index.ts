@@ -1,0 +1,15 @@
+import type { Logger } from 'pino';
+import type { Config } from '../src/config.ts';
+import type { Orm } from '../src/persistence/orm.ts';
+import { probeActivities } from './probe.ts';
+
+/** What activities may touch: the database and configuration. Everything with a side effect lives here. */
+export interface ActivityDeps {
+  config: Config;
+  orm: Orm;
+  logger: Logger;
+}
+
+export function createActivities(deps: ActivityDeps) {
+  return { ...probeActivities(deps) };
+}

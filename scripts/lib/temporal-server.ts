@@ -1,0 +1,66 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { Connection } from '@temporalio/client';
+import { spawnService, type ManagedProcess } from './processes.ts';
+
+export interface TemporalDevServer {
+  address: string;
+  uiUrl: string | null;
+  process: ManagedProcess;
+}
+
+export interface TemporalDevServerOptions {
+  binary: string;
+  port: number;
+  /** null: no UI (tests). */
+  uiPort: number | null;
+  /** null: in memory (tests); a path keeps workflow history across restarts. */
+  dbFile: string | null;
+  namespace: string;
+  log?: (line: string) => void;
+}
+
+/** Runs `temporal server start-dev` and resolves once its frontend answers. */
+export async function startTemporalDevServer(o: TemporalDevServerOptions): Promise<TemporalDevServer> {
+  const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(o.port), '--namespace', o.namespace, '--log-level', 'warn'];
+  if (o.uiPort === null) args.push('--headless');
+  else args.push('--ui-port', String(o.uiPort));
+  if (o.dbFile) {
+    mkdirSync(dirname(o.dbFile), { recursive: true });
+    args.push('--db-filename', o.dbFile);
+  }
+  const output: string[] = [];
+  const server = spawnService({
+    name: 'temporal',
+    command: o.binary,
+    args,
+    onLine: (line) => {
+      output.push(line);
+      if (output.length > 200) output.shift();
+      o.log?.(line);
+    },
+  });
+
+  const address = `127.0.0.1:${o.port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const early = await Promise.race([server.exited, new Promise<'running'>((r) => setTimeout(() => r('running'), 250))]);
+    if (early !== 'running') throw new Error(`temporal server exited (${early}) before it was ready:\n${output.join('\n')}`);
+    try {
+      const connection = await Connection.connect({ address, connectTimeout: 1000 });
+      await connection.workflowService.describeNamespace({ namespace: o.namespace });
+      await connection.close();
+      break;
+    } catch (err) {
+      if (Date.now() > deadline) {
+        await server.stop(1000);
+        throw new Error(`temporal server did not become ready on ${address}: ${String(err)}`);
+      }
+    }
+  }
+  return {
+    address,
+    uiUrl: o.uiPort === null ? null : `http://127.0.0.1:${o.uiPort}`,
+    process: server,
+  };
+}

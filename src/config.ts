@@ -1,0 +1,87 @@
+import { z } from 'zod';
+
+/** The secret development uses when JWT_SECRET is unset; production refuses it. */
+export const DEVELOPMENT_JWT_SECRET = 'development-only-jwt-secret-change-me-0000';
+/** Keys the HMAC that stores API keys; production must set its own. */
+export const DEVELOPMENT_KEY_PEPPER = 'development-only-key-pepper-change-me-000';
+
+/** The embedded PostgreSQL that `npm start` runs when DATABASE_URL is not set. */
+export const EMBEDDED_DATABASE = { port: 5433, user: 'postgres', password: 'postgres', database: 'banking' } as const;
+export const EMBEDDED_DATABASE_URL =
+  `postgres://${EMBEDDED_DATABASE.user}:${EMBEDDED_DATABASE.password}@127.0.0.1:${EMBEDDED_DATABASE.port}/${EMBEDDED_DATABASE.database}`;
+
+const port = z.coerce.number().int().min(0).max(65535);
+const flag = z.enum(['0', '1', 'true', 'false']).transform((v) => v === '1' || v === 'true');
+const positiveMs = z.coerce.number().int().positive();
+
+const schema = z
+  .object({
+    NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+    HOST: z.string().min(1).default('127.0.0.1'),
+    PORT: port.default(3000),
+    API_PORT: port.default(3001),
+    PUBLIC_BASE_URL: z.url().optional(),
+    DATABASE_URL: z
+      .url()
+      .refine((u) => /^postgres(ql)?:\/\//.test(u), 'must be a postgres:// URL')
+      .default(EMBEDDED_DATABASE_URL),
+    DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).default(20),
+    TEMPORAL_ADDRESS: z.string().regex(/^[^\s:]+:\d+$/, 'must be host:port').default('127.0.0.1:7233'),
+    TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+    TEMPORAL_TASK_QUEUE: z.string().min(1).default('banking'),
+    JWT_SECRET: z.string().min(32, 'must be at least 32 characters').default(DEVELOPMENT_JWT_SECRET),
+    KEY_PEPPER: z.string().min(32, 'must be at least 32 characters').default(DEVELOPMENT_KEY_PEPPER),
+    SANDBOX: flag.default(false),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    JSON_BODY_LIMIT: z.string().regex(/^\d+(b|kb|mb)$/i, 'must look like 100kb').default('100kb'),
+    /** Bundled workflow code (tests and images build it once instead of at every worker start). */
+    WORKFLOW_BUNDLE_PATH: z.string().min(1).optional(),
+    /** Seconds a holder JWT lives; the interface fixes 1 h and 24 h, tests shorten them. */
+    JWT_TTL_SECONDS: z.coerce.number().int().positive().default(3600),
+    CLIENT_JWT_TTL_SECONDS: z.coerce.number().int().positive().default(86400),
+    /** How long an HTTP caller waits for a TEV outcome before getting `submitted_unknown`. */
+    TEV_RESPONSE_DEADLINE_MS: positiveMs.default(5000),
+  })
+  .superRefine((env, ctx) => {
+    if (env.NODE_ENV !== 'production') return;
+    if (env.JWT_SECRET === DEVELOPMENT_JWT_SECRET) {
+      ctx.addIssue({ code: 'custom', path: ['JWT_SECRET'], message: 'production refuses the development secret; set your own' });
+    }
+    if (env.KEY_PEPPER === DEVELOPMENT_KEY_PEPPER) {
+      ctx.addIssue({ code: 'custom', path: ['KEY_PEPPER'], message: 'production refuses the development pepper; set your own' });
+    }
+  });
+
+export type Config = z.infer<typeof schema> & { publicBaseUrl: string };
+
+export class ConfigError extends Error {
+  readonly variables: string[];
+  constructor(issues: z.core.$ZodIssue[]) {
+    const lines = issues.map((i) => `${i.path.join('.') || '(environment)'}: ${i.message}`);
+    super(`Invalid configuration:\n  ${lines.join('\n  ')}`);
+    this.name = 'ConfigError';
+    this.variables = issues.map((i) => String(i.path[0]));
+  }
+}
+
+/** Reads the environment; empty strings count as unset so `VAR=` falls back to the default. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = schema.safeParse(present);
+  if (!parsed.success) throw new ConfigError(parsed.error.issues);
+  const c = parsed.data;
+  return { ...c, publicBaseUrl: (c.PUBLIC_BASE_URL ?? `http://${c.HOST}:${c.PORT}`).replace(/\/$/, '') };
+}
+
+/** For process entry points: a bad environment ends the process with a message naming the variable. */
+export function loadConfigOrExit(env: NodeJS.ProcessEnv = process.env): Config {
+  try {
+    return loadConfig(env);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      process.exit(78);
+    }
+    throw err;
+  }
+}

@@ -1,0 +1,24 @@
+import { Router, type Express } from 'express';
+import type { Services } from '../services.ts';
+import { createHttpApp } from './app.ts';
+import { dependencyChecks } from './health.ts';
+import { createRegistry, generateDocument } from './openapi.ts';
+
+/** `{base_url}`: the holder-facing API (JWT bearer tokens, `X-Tenant-Id`, no version prefix). */
+export function createHolderApp(services: Services): Express {
+  const router = Router();
+  const registry = createRegistry('holder');
+  return createHttpApp({
+    name: 'Holder API',
+    logger: services.logger.child({ app: 'holder' }),
+    bodyLimit: services.config.JSON_BODY_LIMIT,
+    health: dependencyChecks(services),
+    router,
+    openapi: () =>
+      generateDocument(registry, {
+        title: 'Banking platform: holder API',
+        description: 'Registration, authentication, PIN, internal transfers (TEV), Pix, statements and payouts for account holders.',
+        serverUrl: services.config.publicBaseUrl,
+      }),
+  });
+}

@@ -1,0 +1,24 @@
+import { Router, type Express } from 'express';
+import type { Services } from '../services.ts';
+import { createHttpApp } from './app.ts';
+import { dependencyChecks } from './health.ts';
+import { createRegistry, generateDocument } from './openapi.ts';
+
+/** `{api_url}`: the integration API (`/v1`, API-key bearer credential scoped to Pix accounts). */
+export function createIntegrationApp(services: Services): Express {
+  const router = Router();
+  const registry = createRegistry('apiKey');
+  return createHttpApp({
+    name: 'Integration API',
+    logger: services.logger.child({ app: 'integration' }),
+    bodyLimit: services.config.JSON_BODY_LIMIT,
+    health: dependencyChecks(services),
+    router,
+    openapi: () =>
+      generateDocument(registry, {
+        title: 'Banking platform: integration API',
+        description: 'Single-step internal transfers, transfer queries, fees and webhook endpoints for integrators.',
+        serverUrl: `http://${services.config.HOST}:${services.config.API_PORT}`,
+      }),
+  });
+}

@@ -1,0 +1,44 @@
+import type { Server } from 'node:http';
+import { loadConfigOrExit } from './config.ts';
+import { createHolderApp } from './http/holder-app.ts';
+import { createIntegrationApp } from './http/integration-app.ts';
+import { createLogger } from './logger.ts';
+import { migrate } from './persistence/orm.ts';
+import { closeServices, openServices } from './services.ts';
+
+/** The api process: the holder API on PORT and the integration API on API_PORT. */
+const config = loadConfigOrExit();
+const logger = createLogger(config.LOG_LEVEL, 'api');
+const services = await openServices(config, logger);
+if (config.NODE_ENV === 'development') await migrate(services.orm, config.DATABASE_URL, logger);
+
+function listen(name: string, app: ReturnType<typeof createHolderApp>, port: number): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const server = app.listen(port, config.HOST, (err?: Error) => {
+      if (err) return reject(err);
+      const address = server.address();
+      const bound = typeof address === 'object' && address ? address.port : port;
+      logger.info({ url: `http://${config.HOST}:${bound}` }, `${name} listening`);
+      resolve(server);
+    });
+    server.keepAliveTimeout = 65_000;
+  });
+}
+
+const servers = [
+  await listen('holder API', createHolderApp(services), config.PORT),
+  await listen('integration API', createIntegrationApp(services), config.API_PORT),
+];
+
+let stopping = false;
+async function stop(signal: string) {
+  if (stopping) return;
+  stopping = true;
+  logger.info({ signal }, 'api stopping');
+  await Promise.all(servers.map((s) => new Promise<void>((resolve) => { s.close(() => resolve()); s.closeIdleConnections(); })));
+  await closeServices(services);
+  logger.info('api stopped');
+  process.exit(0);
+}
+process.on('SIGINT', () => void stop('SIGINT'));
+process.on('SIGTERM', () => void stop('SIGTERM'));

@@ -1,0 +1,4 @@
+import { ApiKey, Tenant, TenantApiKey } from '../tenants/entities.ts';
+
+/** Every entity the ORM maps; each domain module owns its own definitions. */
+export const entities = [Tenant, TenantApiKey, ApiKey];

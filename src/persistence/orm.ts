@@ -1,0 +1,50 @@
+import { Migrator } from '@mikro-orm/migrations';
+import { MikroORM, defineConfig, type Options } from '@mikro-orm/postgresql';
+import pg from 'pg';
+import type { Logger } from 'pino';
+import { entities } from './entities.ts';
+import { migrations } from './migrations/index.ts';
+
+export type Orm = MikroORM;
+
+const MIGRATION_LOCK = 727001;
+
+export function ormOptions(databaseUrl: string, poolMax = 10): Options {
+  return defineConfig({
+    clientUrl: databaseUrl,
+    entities,
+    extensions: [Migrator],
+    migrations: {
+      migrationsList: migrations.map((m) => ({ name: m.name, class: m })),
+      tableName: 'schema_migration',
+      transactional: true,
+      allOrNothing: true,
+      snapshot: false,
+      silent: true,
+    },
+    pool: { min: 0, max: poolMax },
+    // bigint columns come back as bigint: money is never a float.
+    forceUtcTimezone: true,
+    debug: false,
+  });
+}
+
+export async function openOrm(databaseUrl: string, poolMax?: number): Promise<Orm> {
+  return MikroORM.init(ormOptions(databaseUrl, poolMax));
+}
+
+/** Applies pending migrations; safe when several processes start at once (they queue on an advisory lock). */
+export async function migrate(orm: Orm, databaseUrl: string, logger?: Logger): Promise<string[]> {
+  const lock = new pg.Client({ connectionString: databaseUrl });
+  await lock.connect();
+  try {
+    await lock.query('select pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    const applied = await orm.migrator.up();
+    const names = applied.map((m) => m.name);
+    if (names.length > 0) logger?.info({ migrations: names }, 'migrations applied');
+    return names;
+  } finally {
+    await lock.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
+    await lock.end();
+  }
+}

@@ -1,0 +1,28 @@
+import type { Logger } from 'pino';
+import type { Config } from './config.ts';
+import { openOrm, type Orm } from './persistence/orm.ts';
+import { connectTemporal, type Temporal } from './temporal/connection.ts';
+
+/** What the HTTP apps and the operator commands share: configuration, logger, database and Temporal client. */
+export interface Services {
+  config: Config;
+  logger: Logger;
+  orm: Orm;
+  temporal: Temporal;
+}
+
+export async function openServices(config: Config, logger: Logger): Promise<Services> {
+  const orm = await openOrm(config.DATABASE_URL, config.DATABASE_POOL_MAX);
+  try {
+    const temporal = await connectTemporal(config);
+    return { config, logger, orm, temporal };
+  } catch (err) {
+    await orm.close();
+    throw err;
+  }
+}
+
+export async function closeServices(services: Services): Promise<void> {
+  await services.temporal.connection.close();
+  await services.orm.close();
+}

@@ -1,0 +1,29 @@
+import { Client, Connection } from '@temporalio/client';
+import proto from '@temporalio/proto';
+import type { Config } from '../config.ts';
+import { SearchAttributes } from './search-attributes.ts';
+
+export interface Temporal {
+  connection: Connection;
+  client: Client;
+}
+
+export async function connectTemporal(config: Pick<Config, 'TEMPORAL_ADDRESS' | 'TEMPORAL_NAMESPACE'>): Promise<Temporal> {
+  const connection = await Connection.connect({ address: config.TEMPORAL_ADDRESS });
+  return { connection, client: new Client({ connection, namespace: config.TEMPORAL_NAMESPACE }) };
+}
+
+/** Registers the platform's custom search attributes that the namespace lacks (idempotent). */
+export async function ensureSearchAttributes(connection: Connection, namespace: string): Promise<string[]> {
+  const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace });
+  const missing = Object.values(SearchAttributes)
+    .map((key) => key.name)
+    .filter((name) => !(name in (customAttributes ?? {})));
+  if (missing.length === 0) return [];
+  const KEYWORD = proto.temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD;
+  await connection.operatorService.addSearchAttributes({
+    namespace,
+    searchAttributes: Object.fromEntries(missing.map((name) => [name, KEYWORD])),
+  });
+  return missing;
+}

@@ -1,0 +1,39 @@
+import { z } from 'zod';
+import { command, presentFlag, repeated } from '../admin/command.ts';
+import { createApiKey, createTenant, createTenantKey, revokeApiKey, revokeTenantKey } from './service.ts';
+
+export const tenantCommands = {
+  'tenant:create': command({
+    summary: 'Create a tenant',
+    usage: '--name N [--pin-exempt]',
+    flags: z.object({ name: z.string().trim().min(1).max(200), 'pin-exempt': presentFlag }),
+    async run({ em }, f) {
+      const tenant = await createTenant(em, { name: f.name, pinExempt: f['pin-exempt'] });
+      return { tenantId: tenant.id };
+    },
+  }),
+  'tenant-key:create': command({
+    summary: 'Issue a tenant API key (X-Tenant-Api-Key); shown once',
+    usage: '--tenant T',
+    flags: z.object({ tenant: z.uuid() }),
+    run: ({ em, config }, f) => createTenantKey(em, config.KEY_PEPPER, f.tenant),
+  }),
+  'tenant-key:revoke': command({
+    summary: 'Revoke a tenant API key and every client token it issued',
+    usage: '--tenant T --id K',
+    flags: z.object({ tenant: z.uuid(), id: z.string().min(1) }),
+    run: ({ em }, f) => revokeTenantKey(em, f.tenant, f.id),
+  }),
+  'api-key:create': command({
+    summary: 'Issue an integration API key scoped to Pix accounts; shown once',
+    usage: '--tenant T --pix-account P [--pix-account P2 ...]',
+    flags: z.object({ tenant: z.uuid(), 'pix-account': repeated.pipe(z.array(z.string()).min(1, 'give at least one --pix-account')) }),
+    run: ({ em, config }, f) => createApiKey(em, config.KEY_PEPPER, f.tenant, f['pix-account']),
+  }),
+  'api-key:revoke': command({
+    summary: 'Revoke an integration API key',
+    usage: '--id K',
+    flags: z.object({ id: z.string().min(1) }),
+    run: ({ em }, f) => revokeApiKey(em, f.id),
+  }),
+};

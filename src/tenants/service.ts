@@ -1,0 +1,95 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { issueCredential, parseCredential, secretMatches } from '../shared/credentials.ts';
+import { AppError, notFound, unauthorized } from '../shared/errors.ts';
+import { newCuid, newUuid } from '../shared/ids.ts';
+import { ApiKey, Tenant, TenantApiKey } from './entities.ts';
+
+export async function createTenant(em: EntityManager, input: { name: string; pinExempt: boolean }): Promise<Tenant> {
+  const tenant = em.create(Tenant, { id: newUuid(), name: input.name, pinExempt: input.pinExempt, createdAt: new Date() });
+  await em.flush();
+  return tenant;
+}
+
+export async function findTenant(em: EntityManager, tenantId: string): Promise<Tenant | null> {
+  return em.findOne(Tenant, { id: tenantId });
+}
+
+export async function getTenant(em: EntityManager, tenantId: string): Promise<Tenant> {
+  const tenant = await findTenant(em, tenantId);
+  if (!tenant) throw notFound('Tenant');
+  return tenant;
+}
+
+export async function createTenantKey(em: EntityManager, pepper: string, tenantId: string): Promise<{ id: string; key: string }> {
+  await getTenant(em, tenantId);
+  const credential = issueCredential('tnk', pepper);
+  const row = em.create(TenantApiKey, { id: newCuid(), tenantId, prefix: credential.prefix, secretHash: credential.secretHash, createdAt: new Date(), revokedAt: null });
+  await em.flush();
+  return { id: row.id, key: credential.key };
+}
+
+export async function revokeTenantKey(em: EntityManager, tenantId: string, id: string): Promise<{ id: string; revokedAt: string }> {
+  const row = await em.findOne(TenantApiKey, { id, tenantId });
+  if (!row) throw notFound('Tenant API key');
+  row.revokedAt ??= new Date();
+  await em.flush();
+  return { id: row.id, revokedAt: row.revokedAt.toISOString() };
+}
+
+/** Checks an `X-Tenant-Api-Key` for the tenant of `X-Tenant-Id`; every failure is the same 401. */
+export async function authenticateTenantKey(em: EntityManager, pepper: string, tenantId: string, raw: string | undefined): Promise<TenantApiKey> {
+  const parsed = raw ? parseCredential('tnk', raw) : null;
+  if (!parsed) throw unauthorized('Missing or malformed X-Tenant-Api-Key');
+  const row = await em.findOne(TenantApiKey, { prefix: parsed.prefix });
+  if (!row || row.tenantId !== tenantId || row.revokedAt || !secretMatches(parsed.secret, row.secretHash, pepper)) {
+    throw unauthorized('Invalid, revoked or foreign tenant API key');
+  }
+  return row;
+}
+
+/** True while the tenant key that issued a client token is still valid (revocation ends its tokens at once). */
+export async function tenantKeyIsActive(em: EntityManager, tenantId: string, keyId: string): Promise<boolean> {
+  const row = await em.findOne(TenantApiKey, { id: keyId, tenantId }, { fields: ['id', 'revokedAt'] });
+  return Boolean(row && !row.revokedAt);
+}
+
+export async function createApiKey(em: EntityManager, pepper: string, tenantId: string, pixAccountIds: string[]): Promise<{ id: string; key: string }> {
+  await getTenant(em, tenantId);
+  const unique = [...new Set(pixAccountIds)];
+  if (unique.length === 0) throw new AppError(400, 'VALIDATION_ERROR', 'An API key needs at least one Pix account');
+  const credential = issueCredential('pak', pepper);
+  const row = em.create(ApiKey, {
+    id: newCuid(),
+    tenantId,
+    prefix: credential.prefix,
+    secretHash: credential.secretHash,
+    pixAccountIds: unique,
+    createdAt: new Date(),
+    revokedAt: null,
+  });
+  await em.flush();
+  return { id: row.id, key: credential.key };
+}
+
+export async function revokeApiKey(em: EntityManager, id: string): Promise<{ id: string; revokedAt: string }> {
+  const row = await em.findOne(ApiKey, { id });
+  if (!row) throw notFound('API key');
+  row.revokedAt ??= new Date();
+  await em.flush();
+  return { id: row.id, revokedAt: row.revokedAt.toISOString() };
+}
+
+export interface ApiKeyPrincipal {
+  apiKeyId: string;
+  tenantId: string;
+  pixAccountIds: string[];
+}
+
+/** Checks an `{api_url}` bearer key; every failure is the same 401. */
+export async function authenticateApiKey(em: EntityManager, pepper: string, raw: string | undefined): Promise<ApiKeyPrincipal> {
+  const parsed = raw ? parseCredential('pak', raw) : null;
+  if (!parsed) throw unauthorized('Missing or malformed API key: send Authorization: Bearer pak_<prefix>.<secret>');
+  const row = await em.findOne(ApiKey, { prefix: parsed.prefix });
+  if (!row || row.revokedAt || !secretMatches(parsed.secret, row.secretHash, pepper)) throw unauthorized('Invalid or revoked API key');
+  return { apiKeyId: row.id, tenantId: row.tenantId, pixAccountIds: row.pixAccountIds };
+}

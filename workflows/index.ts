@@ -1,0 +1,2 @@
+/** Every workflow the worker registers. Workflow code is deterministic orchestration; side effects are activities. */
+export { probeWorkflow } from './probe.ts';
