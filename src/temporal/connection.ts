@@ -3,6 +3,8 @@ import proto from '@temporalio/proto';
 import type { Config } from '../config.ts';
 import { SearchAttributes } from './search-attributes.ts';
 
+const ALREADY_EXISTS = 6; // gRPC status code
+
 export interface Temporal {
   connection: Connection;
   client: Client;
@@ -21,9 +23,14 @@ export async function ensureSearchAttributes(connection: Connection, namespace: 
     .filter((name) => !(name in (customAttributes ?? {})));
   if (missing.length === 0) return [];
   const KEYWORD = proto.temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD;
-  await connection.operatorService.addSearchAttributes({
-    namespace,
-    searchAttributes: Object.fromEntries(missing.map((name) => [name, KEYWORD])),
-  });
+  try {
+    await connection.operatorService.addSearchAttributes({
+      namespace,
+      searchAttributes: Object.fromEntries(missing.map((name) => [name, KEYWORD])),
+    });
+  } catch (err) {
+    // Another process registered them between our list and add.
+    if ((err as { code?: number }).code !== ALREADY_EXISTS) throw err;
+  }
   return missing;
 }

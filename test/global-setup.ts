@@ -1,0 +1,55 @@
+import { execFileSync } from 'node:child_process';
+import { spawnService, waitForLine, type ManagedProcess } from '../scripts/lib/processes.ts';
+import { ensureTemporalBinary } from '../scripts/lib/temporal-binary.ts';
+import { startTemporalDevServer } from '../scripts/lib/temporal-server.ts';
+import { freePort } from './support/ports.ts';
+
+/**
+ * One PostgreSQL (embedded, fresh; or TEST_DATABASE_URL) and one Temporal dev server (in memory) for the whole run,
+ * migrated and with the workflow bundle built once. Test files start their own api and worker processes against them.
+ */
+export default async function globalSetup(): Promise<void> {
+  const services: ManagedProcess[] = [];
+  (globalThis as { __services?: ManagedProcess[] }).__services = services;
+  const node = process.execPath;
+  const log = (line: string) => process.env.TEST_DEBUG && process.stderr.write(`${line}\n`);
+
+  const temporalBinary = ensureTemporalBinary((line) => process.stderr.write(`${line}\n`));
+
+  let databaseUrl = process.env.TEST_DATABASE_URL;
+  if (!databaseUrl) {
+    const history: string[] = [];
+    const pg = spawnService({
+      name: 'postgres',
+      command: node,
+      args: ['scripts/postgres-server.ts', '--data-dir', './data/test-pg', '--port', String(await freePort()), '--database', 'banking_test', '--fresh'],
+      onLine: (line) => {
+        history.push(line);
+        log(line);
+      },
+    });
+    services.push(pg);
+    ({ url: databaseUrl } = await waitForLine(pg, (l) => (l.startsWith('{"url"') ? (JSON.parse(l) as { url: string }) : undefined), 120_000, history));
+  }
+
+  const temporal = await startTemporalDevServer({
+    binary: temporalBinary,
+    port: await freePort(),
+    uiPort: null,
+    dbFile: null,
+    namespace: 'default',
+    log,
+  });
+  services.push(temporal.process);
+
+  const env = { ...process.env, DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporal.address, LOG_LEVEL: 'warn' };
+  execFileSync(node, ['scripts/migrate.ts'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const bundle = 'data/test-workflow-bundle.js';
+  execFileSync(node, ['scripts/bundle-workflows.ts', bundle], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync(node, ['scripts/register-search-attributes.ts'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+
+  // Inherited by the test workers, which jest forks after global setup.
+  process.env.TEST_DATABASE_URL = databaseUrl;
+  process.env.TEST_TEMPORAL_ADDRESS = temporal.address;
+  process.env.TEST_WORKFLOW_BUNDLE = bundle;
+}

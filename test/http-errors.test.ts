@@ -1,0 +1,55 @@
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, expect, test } from '@jest/globals';
+import { Router } from 'express';
+import { pino } from 'pino';
+import { createHttpApp } from '../src/http/app.ts';
+import { AppError } from '../src/shared/errors.ts';
+import { http } from './support/http.ts';
+
+// The error mapping in isolation: an unexpected exception must not leak its text, stack or SQL.
+let server: ReturnType<ReturnType<typeof createHttpApp>['listen']>;
+let url: string;
+let healthy = true;
+
+beforeAll(async () => {
+  const router = Router();
+  router.get('/boom', () => {
+    throw new Error('relation "secret_table" does not exist at /srv/app/db.ts:42');
+  });
+  router.get('/conflict', () => {
+    throw new AppError(409, 'SOMETHING_TAKEN', 'That is taken', [{ path: 'body.x', message: 'taken' }]);
+  });
+  const app = createHttpApp({
+    name: 'test',
+    logger: pino({ level: 'silent' }),
+    bodyLimit: '1kb',
+    health: [{ name: 'database', check: async () => { if (!healthy) throw new Error('connection refused'); } }],
+    router,
+    openapi: () => ({}),
+  });
+  server = app.listen(0);
+  await new Promise((r) => server.once('listening', r));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+test('an internal error is 500 INTERNAL_ERROR without internal details', async () => {
+  const res = await http('GET', `${url}/boom`);
+  expect(res.status).toBe(500);
+  expect(res.body.code).toBe('INTERNAL_ERROR');
+  expect(JSON.stringify(res.body)).not.toMatch(/secret_table|db\.ts|at /);
+});
+
+test('an AppError keeps its status, code, message and details', async () => {
+  const res = await http('GET', `${url}/conflict`);
+  expect(res.status).toBe(409);
+  expect(res.body).toEqual({ code: 'SOMETHING_TAKEN', message: 'That is taken', details: [{ path: 'body.x', message: 'taken' }] });
+});
+
+test('health is 503 naming the unreachable dependency', async () => {
+  healthy = false;
+  const res = await http('GET', `${url}/health`);
+  healthy = true;
+  expect(res.status).toBe(503);
+  expect(res.body).toEqual({ code: 'UNAVAILABLE', message: 'test cannot reach its dependencies', details: [{ path: 'database', message: 'connection refused' }] });
+});

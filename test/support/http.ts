@@ -1,0 +1,28 @@
+export interface HttpResult<T = any> {
+  status: number;
+  body: T;
+  headers: Headers;
+}
+
+/** JSON over real HTTP; `body` may be an object (sent as JSON) or a raw string (sent as is). */
+export async function http<T = any>(
+  method: string,
+  url: string,
+  options: { body?: unknown; headers?: Record<string, string> } = {},
+): Promise<HttpResult<T>> {
+  const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
+  let body: string | undefined;
+  if (options.body !== undefined) {
+    body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const res = await fetch(url, { method, headers, body });
+  const text = await res.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    // not JSON (HTML pages)
+  }
+  return { status: res.status, body: parsed as T, headers: res.headers };
+}

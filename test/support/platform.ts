@@ -1,0 +1,74 @@
+import { randomUUID } from 'node:crypto';
+import { spawnService, waitForHttp, waitForLine, type ManagedProcess } from '../../scripts/lib/processes.ts';
+import { freePort } from './ports.ts';
+
+export interface Platform {
+  holderUrl: string;
+  apiUrl: string;
+  /** The environment the api and worker run with (tests pass it to the operator CLI too). */
+  env: NodeJS.ProcessEnv;
+  startWorker(): Promise<void>;
+  stopWorker(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Environment pointing at the run's PostgreSQL and Temporal, with a task queue of its own. */
+export function testEnv(overrides: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    NODE_ENV: 'test',
+    DATABASE_URL: process.env.TEST_DATABASE_URL,
+    TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS,
+    WORKFLOW_BUNDLE_PATH: process.env.TEST_WORKFLOW_BUNDLE,
+    TEMPORAL_TASK_QUEUE: `test-${randomUUID()}`,
+    DATABASE_POOL_MAX: '10',
+    SANDBOX: '1',
+    // Readiness is read from the processes' info lines; they are printed only with TEST_DEBUG=1.
+    LOG_LEVEL: 'info',
+    ...overrides,
+  };
+}
+
+function launch(name: string, script: string, env: NodeJS.ProcessEnv, history: string[]): ManagedProcess {
+  return spawnService({
+    name,
+    command: process.execPath,
+    args: [script],
+    env,
+    onLine: (line) => {
+      history.push(`[${name}] ${line}`);
+      if (history.length > 500) history.shift();
+      if (process.env.TEST_DEBUG) process.stderr.write(`[${name}] ${line}\n`);
+    },
+  });
+}
+
+/** Starts a real api process (both HTTP apps) and a real worker process on their own ports and task queue. */
+export async function startPlatform(overrides: NodeJS.ProcessEnv = {}): Promise<Platform> {
+  const [port, apiPort] = [await freePort(), await freePort()];
+  const env = testEnv({ PORT: String(port), API_PORT: String(apiPort), PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, ...overrides });
+  const history: string[] = [];
+  let worker: ManagedProcess | null = null;
+
+  const startWorker = async () => {
+    worker = launch('worker', 'worker/main.ts', env, history);
+    await waitForLine(worker, (line) => (line.includes('"worker started"') ? true : undefined), 60_000, history);
+  };
+  const stopWorker = async () => {
+    await worker?.stop();
+    worker = null;
+  };
+
+  const api = launch('api', 'src/main.ts', env, history);
+  await Promise.all([startWorker(), waitForHttp(`http://127.0.0.1:${port}/health`, 60_000, api.exited)]);
+  return {
+    holderUrl: `http://127.0.0.1:${port}`,
+    apiUrl: `http://127.0.0.1:${apiPort}`,
+    env,
+    startWorker,
+    stopWorker,
+    async stop() {
+      await Promise.all([api.stop(), stopWorker()]);
+    },
+  };
+}

@@ -1,0 +1,42 @@
+import { afterAll, beforeAll, expect, test } from '@jest/globals';
+import { Connection } from '@temporalio/client';
+import { admin } from './support/admin.ts';
+import { startPlatform, type Platform } from './support/platform.ts';
+
+let platform: Platform;
+beforeAll(async () => {
+  platform = await startPlatform();
+});
+afterAll(async () => {
+  await platform?.stop();
+});
+
+test('system:check runs a workflow end to end through the worker and the database', async () => {
+  const r = await admin(platform.env, 'system:check');
+  expect(r.exitCode).toBe(0);
+  expect(r.out).toEqual({ status: 'ok', workflowId: expect.stringMatching(/^probe-/), databaseTime: expect.any(String), elapsedMs: expect.any(Number) });
+  expect(Math.abs(Date.parse(r.out.databaseTime) - Date.now())).toBeLessThan(60_000);
+});
+
+test('system:check fails with a clear error when no worker polls the task queue', async () => {
+  await platform.stopWorker();
+  try {
+    const r = await admin(platform.env, 'system:check', '--timeout-seconds', '2');
+    expect(r.exitCode).not.toBe(0);
+    expect(r.err.code).toBe('COMMAND_FAILED');
+  } finally {
+    await platform.startWorker();
+  }
+});
+
+test('the platform\'s search attributes are registered in the namespace', async () => {
+  const connection = await Connection.connect({ address: process.env.TEST_TEMPORAL_ADDRESS! });
+  try {
+    const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace: 'default' });
+    for (const name of ['TenantId', 'AccountId', 'HolderId', 'TevId', 'PayoutId', 'ChargeId', 'ApprovalRequestId', 'EventId', 'WebhookId']) {
+      expect(Object.keys(customAttributes ?? {})).toContain(name);
+    }
+  } finally {
+    await connection.close();
+  }
+});
