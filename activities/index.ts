@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../src/config.ts';
 import type { Orm } from '../src/persistence/orm.ts';
+import { onboardingActivities } from './onboarding.ts';
 import { probeActivities } from './probe.ts';
 
 /** What activities may touch: the database and configuration. Everything with a side effect lives here. */
@@ -11,5 +12,5 @@ export interface ActivityDeps {
 }
 
 export function createActivities(deps: ActivityDeps) {
-  return { ...probeActivities(deps) };
+  return { ...probeActivities(deps), ...onboardingActivities(deps) };
 }

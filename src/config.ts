@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from './shared/zod.ts';
 
 /** The secret development uses when JWT_SECRET is unset; production refuses it. */
 export const DEVELOPMENT_JWT_SECRET = 'development-only-jwt-secret-change-me-0000';

@@ -1,2 +1,3 @@
 /** Every workflow the worker registers. Workflow code is deterministic orchestration; side effects are activities. */
 export { probeWorkflow } from './probe.ts';
+export { onboardingWorkflow } from './onboarding.ts';

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { z } from 'zod';
+import { z } from '../shared/zod.ts';
 import type { Config } from '../config.ts';
 import type { Temporal } from '../temporal/connection.ts';
 

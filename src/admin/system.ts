@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from '../shared/zod.ts';
 import { command } from './command.ts';
 
 export const systemCommands = {

@@ -1,4 +1,6 @@
 import { Router, type Express } from 'express';
+import { registerKycSandboxRoutes } from '../identity/kyc-sandbox.ts';
+import { registerIdentityRoutes } from '../identity/routes.ts';
 import type { Services } from '../services.ts';
 import { createHttpApp } from './app.ts';
 import { dependencyChecks } from './health.ts';
@@ -8,6 +10,8 @@ import { createRegistry, generateDocument } from './openapi.ts';
 export function createHolderApp(services: Services): Express {
   const router = Router();
   const registry = createRegistry('holder');
+  registerIdentityRoutes(router, registry, services);
+  if (services.config.SANDBOX) registerKycSandboxRoutes(router, registry, services);
   return createHttpApp({
     name: 'Holder API',
     logger: services.logger.child({ app: 'holder' }),

@@ -1,7 +1,6 @@
-import { OpenAPIRegistry, OpenApiGeneratorV31, extendZodWithOpenApi } from '@asteasolutions/zod-to-openapi';
-import { z } from 'zod';
+import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
+import { z } from '../shared/zod.ts';
 
-extendZodWithOpenApi(z);
 
 export const ErrorBody = z
   .object({

@@ -1,7 +1,7 @@
 import type { OpenAPIRegistry, RouteConfig } from '@asteasolutions/zod-to-openapi';
 import type { NextFunction, Request, Response, Router } from 'express';
-import { z } from 'zod';
-import { validationError, type ErrorDetail } from '../shared/errors.ts';
+import { z } from '../shared/zod.ts';
+import { AppError, validationError, type ErrorDetail } from '../shared/errors.ts';
 import { ErrorBody } from './openapi.ts';
 
 type AnyObject = z.ZodObject<z.ZodRawShape>;
@@ -87,6 +87,7 @@ export function defineRoute<P extends AnyObject | undefined, Q extends AnyObject
 
   router[spec.method](spec.path, async (req: Request, res: Response, next: NextFunction) => {
     try {
+      if (!req.accepts('application/json')) throw new AppError(406, 'NOT_ACCEPTABLE', 'This endpoint answers application/json; send Accept: application/json');
       const headers = spec.headers ? parse(spec.headers, req.headers, 'headers') : undefined;
       const auth = spec.auth ? await spec.auth.authenticate(req, (headers ?? {}) as Record<string, unknown>) : undefined;
       const params = spec.params ? parse(spec.params, req.params, 'params') : undefined;

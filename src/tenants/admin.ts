@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from '../shared/zod.ts';
 import { command, presentFlag, repeated } from '../admin/command.ts';
 import { createApiKey, createTenant, createTenantKey, revokeApiKey, revokeTenantKey } from './service.ts';
 

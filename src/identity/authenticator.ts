@@ -1,0 +1,42 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Authenticator } from '../http/route.ts';
+import type { Services } from '../services.ts';
+import { unauthorized } from '../shared/errors.ts';
+import { findTenant, tenantKeyIsActive } from '../tenants/service.ts';
+import { Holder } from './entities.ts';
+import { assertNotBlocked } from './service.ts';
+import { verifyHolderToken, type HolderClaims } from './tokens.ts';
+
+export interface HolderAuth {
+  holder: Holder;
+  claims: HolderClaims;
+  /** A client token (from a tenant API key) of a PIN-exempt tenant may write without the PIN. */
+  pinExempt: boolean;
+  /** The request's unit of work. */
+  em: EntityManager;
+}
+
+/**
+ * `Authorization: Bearer <JWT>` on `{base_url}`: a valid signature and lifetime, the tenant of `X-Tenant-Id`, a live
+ * tenant key for client tokens (revocation is immediate), and a holder that is not blocked. Every failure is 401.
+ */
+export function holderAuthenticator({ config, orm }: Services): Authenticator<HolderAuth> {
+  return {
+    security: 'holderJwt',
+    async authenticate(req, headers) {
+      const header = req.headers.authorization;
+      if (!header || !/^Bearer \S+$/.test(header)) throw unauthorized('Missing Authorization: Bearer <token>');
+      const claims = verifyHolderToken(config, header.slice('Bearer '.length));
+      if (claims.tid !== headers['x-tenant-id']) throw unauthorized('The token was not issued for this tenant');
+      const em = orm.em.fork();
+      if (claims.kid && !(await tenantKeyIsActive(em, claims.tid, claims.kid))) {
+        throw unauthorized('The tenant API key that issued this token was revoked; authenticate again');
+      }
+      const holder = await em.findOne(Holder, { id: claims.sub, tenantId: claims.tid });
+      if (!holder) throw unauthorized();
+      assertNotBlocked(holder);
+      const pinExempt = Boolean(claims.kid && (await findTenant(em, claims.tid))?.pinExempt);
+      return { holder, claims, pinExempt, em };
+    },
+  };
+}

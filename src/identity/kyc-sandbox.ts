@@ -1,0 +1,123 @@
+import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
+import express, { type Router } from 'express';
+import { z } from '../shared/zod.ts';
+import { holderAccounts } from '../accounts/service.ts';
+import { defineRoute } from '../http/route.ts';
+import type { Services } from '../services.ts';
+import { cpfSchema } from '../shared/documents.ts';
+import { AppError, notFound } from '../shared/errors.ts';
+import { Holder } from './entities.ts';
+import { signalKycPageOpened, signalKycResult } from './onboarding.ts';
+
+const requisitionParams = z.object({ requisitionId: z.coerce.number().int().positive() });
+
+const KycDecision = z
+  .object({
+    decision: z.enum(['APPROVED', 'REJECTED']).default('APPROVED'),
+    reason: z.string().trim().max(200).optional(),
+    phone: z
+      .string()
+      .trim()
+      .regex(/^\+[1-9]\d{7,14}$/, 'must be in E.164 format, e.g. +5511912345678')
+      .optional()
+      .or(z.literal('').transform(() => undefined)),
+    partnerName: z.string().trim().min(3).max(200).optional().or(z.literal('').transform(() => undefined)),
+    partnerDocument: cpfSchema.optional().or(z.literal('').transform(() => undefined)),
+  })
+  .openapi('KycDecision');
+
+const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+function page(holder: Holder, notice?: string): string {
+  const finished = holder.onboardingStep === 'DONE' || holder.onboardingStep === 'REJECTED';
+  const companyFields =
+    holder.type === 'COMPANY'
+      ? `<fieldset><legend>Partner (owner)</legend>
+           <label>Name <input name="partnerName" required></label>
+           <label>CPF <input name="partnerDocument" pattern="\\d{11}" required></label></fieldset>`
+      : '';
+  const form = finished
+    ? ''
+    : `<form method="post" action="/onboarding/${holder.onboardingRequisitionId}/complete">
+         <label>Phone (E.164) <input name="phone" placeholder="+5511912345678"></label>
+         ${companyFields}
+         <button name="decision" value="APPROVED">Approve KYC</button>
+         <button name="decision" value="REJECTED" formnovalidate>Reject KYC</button>
+       </form>`;
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>KYC sandbox</title>
+    <style>body{font-family:system-ui;max-width:36rem;margin:3rem auto}label{display:block;margin:.5rem 0}button{margin:.5rem .5rem 0 0}</style></head>
+    <body><h1>Identity verification (sandbox)</h1>
+    <p>${escape(holder.name)}: onboarding <strong id="step">${holder.onboardingStep}</strong>, holder <strong id="status">${holder.status}</strong>.</p>
+    ${notice ? `<p><em>${escape(notice)}</em></p>` : ''}${form}</body></html>`;
+}
+
+/**
+ * Sandbox KYC (SANDBOX=1): the page behind `onboardingLink` and its completion endpoint. Both signal the holder's
+ * onboarding workflow exactly as a real KYC provider's callback would.
+ */
+export function registerKycSandboxRoutes(router: Router, registry: OpenAPIRegistry, { orm, temporal, config }: Services): void {
+  const findByRequisition = async (requisitionId: number) => {
+    const holder = await orm.em.fork().findOne(Holder, { onboardingRequisitionId: requisitionId });
+    if (!holder) throw notFound('Onboarding requisition');
+    return holder;
+  };
+
+  router.get('/onboarding/:requisitionId', async (req, res) => {
+    const parsed = requisitionParams.safeParse(req.params);
+    if (!parsed.success) throw notFound('Onboarding requisition');
+    const holder = await findByRequisition(parsed.data.requisitionId);
+    if (holder.onboardingStep === 'PENDING') await signalKycPageOpened(temporal.client, config.TEMPORAL_TASK_QUEUE, holder);
+    res.type('html').send(page(holder));
+  });
+
+  router.post('/onboarding/:requisitionId/complete', express.urlencoded({ extended: false, limit: '10kb' }));
+  defineRoute(router, registry, {
+    method: 'post',
+    path: '/onboarding/:requisitionId/complete',
+    tags: ['Sandbox'],
+    summary: 'Sandbox: complete (or reject) KYC for an onboarding requisition',
+    description: 'Companies must name a partner (partnerName, partnerDocument) to be approved. Answers once the decision is applied.',
+    params: requisitionParams,
+    body: KycDecision,
+    responses: {
+      200: { description: 'Decision applied', schema: z.object({ status: z.string(), onboardingStep: z.string(), accountStatus: z.string().nullable() }) },
+      202: { description: 'Decision accepted; the worker has not applied it yet' },
+      409: { description: 'ONBOARDING_FINISHED' },
+    },
+    async handler({ params, body, req }) {
+      const holder = await findByRequisition(params.requisitionId);
+      if (holder.onboardingStep === 'DONE' || holder.onboardingStep === 'REJECTED') {
+        throw new AppError(409, 'ONBOARDING_FINISHED', `Onboarding already finished (${holder.onboardingStep})`);
+      }
+      const approved = body.decision === 'APPROVED';
+      if (approved && holder.type === 'COMPANY' && (!body.partnerName || !body.partnerDocument)) {
+        throw new AppError(400, 'VALIDATION_ERROR', 'A company needs its partner (owner) data to be approved', [
+          { path: 'body.partnerName', message: 'required for companies' },
+          { path: 'body.partnerDocument', message: 'required for companies (CPF)' },
+        ]);
+      }
+      await signalKycResult(temporal.client, config.TEMPORAL_TASK_QUEUE, holder, {
+        approved,
+        ...(body.reason ? { reason: body.reason } : {}),
+        ...(body.phone ? { phone: body.phone } : {}),
+        ...(body.partnerName && body.partnerDocument ? { partner: { name: body.partnerName, document: body.partnerDocument } } : {}),
+      });
+      const settled = await waitForDecision(holder.id);
+      const form = req.is('application/x-www-form-urlencoded');
+      if (form) return { status: 303, body: {}, headers: { location: `/onboarding/${params.requisitionId}` } };
+      if (!settled) return { status: 202, body: { status: holder.status, onboardingStep: holder.onboardingStep, accountStatus: null } };
+      const [account] = await holderAccounts(orm.em.fork(), holder.id);
+      return { status: 200, body: { status: settled.status, onboardingStep: settled.onboardingStep, accountStatus: account?.status ?? null } };
+    },
+  });
+
+  /** The workflow applies the decision within milliseconds when a worker is up; wait a little so callers see it. */
+  async function waitForDecision(holderId: string): Promise<Holder | null> {
+    for (let i = 0; i < 50; i++) {
+      const h = await orm.em.fork().findOneOrFail(Holder, { id: holderId });
+      if (h.onboardingStep === 'DONE' || h.onboardingStep === 'REJECTED') return h;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    return null;
+  }
+}

@@ -1,0 +1,72 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { z } from '../shared/zod.ts';
+import type { Config } from '../config.ts';
+import { AppError } from '../shared/errors.ts';
+import { hashSecretSlow, verifySecretSlow } from '../shared/secrets.ts';
+import { Holder } from './entities.ts';
+
+export const MAX_PIN_ATTEMPTS = 3;
+
+/** Repeated digits and straight runs are the first guesses of anyone holding a stolen phone. */
+export function isWeakPin(pin: string): boolean {
+  if (/^(\d)\1{3}$/.test(pin)) return true;
+  const steps = [1, 2, 3].map((i) => Number(pin[i]) - Number(pin[i - 1]));
+  return steps.every((s) => s === 1) || steps.every((s) => s === -1);
+}
+
+export const pinSchema = z.string().regex(/^\d{4}$/, 'must be exactly 4 digits');
+export const newPinSchema = pinSchema.refine((p) => !isWeakPin(p), 'too easy to guess: avoid repeated digits and sequences such as 1234');
+
+export async function createPin(em: EntityManager, config: Config, holder: Holder, pin: string): Promise<void> {
+  const hash = await hashSecretSlow(pin, config.KEY_PEPPER);
+  // Conditional update: two concurrent create-pin calls cannot both win.
+  const updated = await em.nativeUpdate(Holder, { id: holder.id, pinHash: null }, { pinHash: hash, pinFailedAttempts: 0, pinLockedAt: null });
+  if (updated === 0) throw new AppError(409, 'PIN_ALREADY_SET', 'A PIN is already set; use POST /passwords/change-pin to change it');
+}
+
+export async function changePin(em: EntityManager, config: Config, holder: Holder, currentPin: string, newPin: string): Promise<void> {
+  await verifyPin(em, config, holder, currentPin);
+  if (currentPin === newPin) throw new AppError(400, 'VALIDATION_ERROR', 'The new PIN must differ from the current one', [{ path: 'body.newPin', message: 'same as the current PIN' }]);
+  await em.nativeUpdate(Holder, { id: holder.id }, { pinHash: await hashSecretSlow(newPin, config.KEY_PEPPER) });
+}
+
+/**
+ * The one PIN check every write operation uses. An attempt is reserved (counted) before the slow verification,
+ * so parallel guesses cannot exceed the limit; a correct PIN clears the count; the third wrong one locks the PIN
+ * until an operator unlocks it (`holder:unlock-pin`).
+ */
+export async function verifyPin(em: EntityManager, config: Config, holder: Holder, pin: string | undefined): Promise<void> {
+  if (!holder.pinHash) throw new AppError(403, 'PIN_NOT_SET', 'Create a PIN first with POST /passwords/create-pin');
+  if (pin === undefined || !/^\d{4}$/.test(pin)) {
+    throw new AppError(400, 'VALIDATION_ERROR', 'A 4-digit PIN is required', [{ path: 'body.pin', message: 'must be exactly 4 digits' }]);
+  }
+  const [reserved] = await em.execute<{ pin_failed_attempts: number; pin_hash: string }[]>(
+    `update holder set pin_failed_attempts = pin_failed_attempts + 1
+      where id = ? and pin_locked_at is null and pin_failed_attempts < ?
+      returning pin_failed_attempts, pin_hash`,
+    [holder.id, MAX_PIN_ATTEMPTS],
+  );
+  if (!reserved) {
+    const [row] = await em.execute<{ locked: boolean }[]>('select pin_locked_at is not null as locked from holder where id = ?', [holder.id]);
+    // Not locked: every attempt is in flight in parallel requests right now.
+    throw row?.locked ? pinLocked() : new AppError(429, 'RATE_LIMITED', 'Too many PIN attempts at once; try again');
+  }
+  if (await verifySecretSlow(reserved.pin_hash, pin, config.KEY_PEPPER)) {
+    await em.execute('update holder set pin_failed_attempts = 0 where id = ?', [holder.id]);
+    return;
+  }
+  if (reserved.pin_failed_attempts >= MAX_PIN_ATTEMPTS) {
+    await em.execute('update holder set pin_locked_at = now() where id = ? and pin_locked_at is null', [holder.id]);
+    throw pinLocked();
+  }
+  const left = MAX_PIN_ATTEMPTS - reserved.pin_failed_attempts;
+  throw new AppError(403, 'INVALID_PIN', `Incorrect PIN; ${left} attempt${left === 1 ? '' : 's'} left before it is locked`);
+}
+
+function pinLocked(): AppError {
+  return new AppError(423, 'PIN_LOCKED', 'The PIN is locked after too many wrong attempts; contact support to unlock it');
+}
+
+export async function unlockPin(em: EntityManager, holderId: string): Promise<void> {
+  await em.nativeUpdate(Holder, { id: holderId }, { pinFailedAttempts: 0, pinLockedAt: null });
+}

@@ -1,0 +1,154 @@
+import { randomInt } from 'node:crypto';
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Config } from '../config.ts';
+import type { HolderType } from '../shared/documents.ts';
+import { AppError } from '../shared/errors.ts';
+import { newUuid } from '../shared/ids.ts';
+import { hit, peek, reset, type RateLimit } from '../shared/rate-limit.ts';
+import { hashSecretSlow, verifyDecoy, verifySecretSlow } from '../shared/secrets.ts';
+import { authenticateTenantKey, findTenant } from '../tenants/service.ts';
+import { Holder } from './entities.ts';
+import { issueHolderToken } from './tokens.ts';
+
+export const BLOCKED_MESSAGE = 'Conta bloqueada. Procure o suporte.';
+
+export interface Registration {
+  name: string;
+  document: string;
+  email: string;
+  password: string;
+}
+
+/**
+ * Onboarding requisition ids are public (they are in the onboarding link), so they are random numbers
+ * rather than a guessable sequence (14 digits: randomInt spans at most 2^48).
+ */
+const newRequisitionId = () => randomInt(10_000_000_000_000, 100_000_000_000_000);
+
+export async function registerHolder(em: EntityManager, config: Config, tenantId: string, type: HolderType, input: Registration): Promise<Holder> {
+  if (!(await findTenant(em, tenantId))) throw new AppError(400, 'UNKNOWN_TENANT', 'X-Tenant-Id does not name a tenant');
+  const holder = em.create(Holder, {
+    id: newUuid(),
+    tenantId,
+    type,
+    name: input.name,
+    document: input.document,
+    email: input.email,
+    emailConfirmed: false,
+    phone: null,
+    phoneConfirmed: false,
+    passwordHash: await hashSecretSlow(input.password, config.KEY_PEPPER),
+    status: 'PENDING',
+    onboardingStep: 'PENDING',
+    onboardingRequisitionId: newRequisitionId(),
+    kyc: null,
+    pinHash: null,
+    pinFailedAttempts: 0,
+    pinLockedAt: null,
+    createdAt: new Date(),
+    updatedAt: new Date(),
+  });
+  try {
+    await em.flush();
+  } catch (err) {
+    if (err instanceof UniqueConstraintViolationException) {
+      const field = /email/.test(err.message) ? 'email' : 'document';
+      throw new AppError(409, field === 'email' ? 'EMAIL_TAKEN' : 'DOCUMENT_TAKEN', `A holder with this ${field} already exists in this tenant`, [
+        { path: `body.${field}`, message: 'already registered in this tenant' },
+      ]);
+    }
+    throw err;
+  }
+  return holder;
+}
+
+export function assertNotBlocked(holder: Holder): void {
+  if (holder.status === 'BLOCKED' || holder.status === 'CLOSED') throw new AppError(401, 'HOLDER_BLOCKED', BLOCKED_MESSAGE);
+}
+
+/** Pix, TEV and charge operations need a holder whose KYC is complete. */
+export function assertOnboarded(holder: Holder): void {
+  assertNotBlocked(holder);
+  if (holder.status !== 'ACTIVE' || holder.onboardingStep !== 'DONE') {
+    throw new AppError(403, 'ONBOARDING_INCOMPLETE', 'Finish identity verification (onboardingLink) before operating the account');
+  }
+}
+
+export interface AuthLimits {
+  perDocument: RateLimit;
+  perAddress: RateLimit;
+  perClientKey: RateLimit;
+}
+
+export const AUTH_LIMITS: AuthLimits = {
+  perDocument: { name: 'auth-document', limit: 5, windowSeconds: 900 },
+  perAddress: { name: 'auth-address', limit: 30, windowSeconds: 900 },
+  perClientKey: { name: 'auth-client-key', limit: 600, windowSeconds: 60 },
+};
+
+const INVALID_CREDENTIALS = () => new AppError(401, 'INVALID_CREDENTIALS', 'Document or password is incorrect');
+
+/**
+ * Document + password in one tenant. Unknown document and wrong password answer the same body after the same work
+ * (a decoy argon2 verification); failures are limited per document and per client address.
+ */
+export async function authenticateWithPassword(
+  em: EntityManager,
+  config: Config,
+  input: { tenantId: string; document: string; password: string; clientAddress: string },
+): Promise<{ holder: Holder; token: string }> {
+  const docKey = `${input.tenantId}:${input.document}`;
+  await peek(em, AUTH_LIMITS.perDocument, docKey);
+  await peek(em, AUTH_LIMITS.perAddress, input.clientAddress);
+  const holder = await em.findOne(Holder, { tenantId: input.tenantId, document: input.document });
+  const ok = holder ? await verifySecretSlow(holder.passwordHash, input.password, config.KEY_PEPPER) : await verifyDecoy(input.password, config.KEY_PEPPER);
+  if (!holder || !ok) {
+    await hit(em, AUTH_LIMITS.perDocument, docKey);
+    await hit(em, AUTH_LIMITS.perAddress, input.clientAddress);
+    throw INVALID_CREDENTIALS();
+  }
+  await reset(em, AUTH_LIMITS.perDocument, docKey);
+  assertNotBlocked(holder);
+  return { holder, token: issueHolderToken(config, holder) };
+}
+
+/** A tenant's back end exchanges its tenant API key for a 24-hour token of one of its holders. */
+export async function authenticateClient(
+  em: EntityManager,
+  config: Config,
+  input: { tenantId: string; rawKey: string | undefined; document: string; clientAddress: string },
+): Promise<{ holder: Holder; token: string }> {
+  await peek(em, AUTH_LIMITS.perAddress, input.clientAddress);
+  let key;
+  try {
+    key = await authenticateTenantKey(em, config.KEY_PEPPER, input.tenantId, input.rawKey);
+  } catch (err) {
+    await hit(em, AUTH_LIMITS.perAddress, input.clientAddress);
+    throw err;
+  }
+  await hit(em, AUTH_LIMITS.perClientKey, key.id);
+  const holder = await em.findOne(Holder, { tenantId: input.tenantId, document: input.document });
+  if (!holder) throw new AppError(401, 'UNKNOWN_HOLDER', 'The document is not a holder of this tenant');
+  assertNotBlocked(holder);
+  return { holder, token: issueHolderToken(config, holder, key.id) };
+}
+
+export async function findHolderByDocument(em: EntityManager, tenantId: string, document: string): Promise<Holder | null> {
+  return em.findOne(Holder, { tenantId, document });
+}
+
+export async function getHolderByDocument(em: EntityManager, tenantId: string, document: string): Promise<Holder> {
+  const holder = await findHolderByDocument(em, tenantId, document);
+  if (!holder) throw new AppError(404, 'NOT_FOUND', 'No holder with this document in this tenant');
+  return holder;
+}
+
+/** Operator block/unblock. Unblocking returns a holder to ACTIVE only if KYC was completed. */
+export async function setBlocked(em: EntityManager, tenantId: string, document: string, blocked: boolean): Promise<Holder> {
+  const holder = await getHolderByDocument(em, tenantId, document);
+  if (blocked) holder.status = 'BLOCKED';
+  else if (holder.status === 'BLOCKED') holder.status = holder.onboardingStep === 'DONE' ? 'ACTIVE' : 'PENDING';
+  await em.flush();
+  return holder;
+}

@@ -1,0 +1,58 @@
+import { z } from './zod.ts';
+
+/**
+ * Money is integer cents (bigint) inside the platform. Reais appear only at the edges the interface names, and are
+ * parsed from their decimal text exactly: no float arithmetic ever touches an amount.
+ */
+
+/** Largest amount accepted in one operation: R$ 1 billion. */
+export const MAX_AMOUNT_CENTS = 100_000_000_000n;
+
+const REAIS = /^(\d{1,13})(?:\.(\d{1,2}))?$/;
+
+/** Parses a reais amount ("10.5", 10.5, "0.01") into cents; null when it is not a plain decimal with ≤ 2 places. */
+export function reaisToCents(value: number | string): bigint | null {
+  // A JSON number arrives as a double; its shortest decimal text is exactly what the client wrote (10.1 → "10.1").
+  const text = typeof value === 'number' ? (Number.isFinite(value) ? String(value) : '') : value.trim();
+  const match = REAIS.exec(text);
+  if (!match) return null;
+  return BigInt(match[1]!) * 100n + BigInt((match[2] ?? '').padEnd(2, '0'));
+}
+
+/** Cents → reais for the fields the interface gives in reais (balances, statement amounts). Exact for |c| < 2^53. */
+export function centsToReais(cents: bigint): number {
+  return Number(cents) / 100;
+}
+
+/** `amount` in reais: a positive JSON number (or numeric string) with at most two decimal places. */
+export const reaisAmountSchema = z
+  .union([z.number(), z.string()])
+  .transform((value, ctx) => {
+    const cents = reaisToCents(value);
+    if (cents === null) {
+      ctx.addIssue({ code: 'custom', message: 'must be an amount in reais with at most 2 decimal places, e.g. 10.50' });
+      return z.NEVER;
+    }
+    if (cents <= 0n || cents > MAX_AMOUNT_CENTS) {
+      ctx.addIssue({ code: 'custom', message: `must be greater than 0 and at most ${MAX_AMOUNT_CENTS / 100n} reais` });
+      return z.NEVER;
+    }
+    return cents;
+  });
+
+/** `*Cents` fields: a positive whole number of cents, as a JSON number or a string of digits. */
+export const centsAmountSchema = z
+  .union([z.number(), z.string()])
+  .transform((value, ctx) => {
+    const text = typeof value === 'number' ? (Number.isSafeInteger(value) ? String(value) : '') : value.trim();
+    if (!/^\d{1,15}$/.test(text)) {
+      ctx.addIssue({ code: 'custom', message: 'must be a whole number of cents, e.g. "1050"' });
+      return z.NEVER;
+    }
+    const cents = BigInt(text);
+    if (cents <= 0n || cents > MAX_AMOUNT_CENTS) {
+      ctx.addIssue({ code: 'custom', message: `must be between 1 and ${MAX_AMOUNT_CENTS} cents` });
+      return z.NEVER;
+    }
+    return cents;
+  });

@@ -1,0 +1,95 @@
+import { randomInt, randomUUID } from 'node:crypto';
+import { adminOk } from './admin.ts';
+import { http } from './http.ts';
+import type { Platform } from './platform.ts';
+
+function withCheckDigits(base: number[], weights1: number[], weights2: number[]): string {
+  const digit = (ds: number[], ws: number[]) => {
+    const rest = ds.reduce((a, d, i) => a + d * ws[i]!, 0) % 11;
+    return rest < 2 ? 0 : 11 - rest;
+  };
+  const first = digit(base, weights1);
+  const second = digit([...base, first], weights2);
+  return [...base, first, second].join('');
+}
+
+/** A random CPF with valid check digits. */
+export function newCpf(): string {
+  const base = Array.from({ length: 9 }, () => randomInt(10));
+  if (base.every((d) => d === base[0])) base[0] = (base[0]! + 1) % 10;
+  return withCheckDigits(base, [10, 9, 8, 7, 6, 5, 4, 3, 2], [11, 10, 9, 8, 7, 6, 5, 4, 3, 2]);
+}
+
+/** A random CNPJ (branch 0001) with valid check digits. */
+export function newCnpj(): string {
+  const base = [...Array.from({ length: 8 }, () => randomInt(10)), 0, 0, 0, 1];
+  return withCheckDigits(base, [5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2], [6, 5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2]);
+}
+
+export const PASSWORD = 'correct-horse-42';
+export const PIN = '2580';
+
+export async function newTenant(platform: Platform, options: { pinExempt?: boolean; name?: string } = {}): Promise<string> {
+  const args = ['tenant:create', '--name', options.name ?? `Tenant ${randomUUID().slice(0, 8)}`];
+  if (options.pinExempt) args.push('--pin-exempt');
+  return (await adminOk(platform.env, ...args)).tenantId;
+}
+
+export const tenantHeaders = (tenantId: string, token?: string): Record<string, string> => ({
+  'x-tenant-id': tenantId,
+  ...(token ? { authorization: `Bearer ${token}` } : {}),
+});
+
+export interface Registered {
+  tenantId: string;
+  document: string;
+  password: string;
+  token: string;
+  holder: any;
+  type: 'PERSON' | 'COMPANY';
+}
+
+export async function register(platform: Platform, tenantId: string, type: 'PERSON' | 'COMPANY' = 'PERSON', overrides: Record<string, string> = {}): Promise<Registered> {
+  const document = overrides.document ?? (type === 'PERSON' ? newCpf() : newCnpj());
+  const body = { name: type === 'PERSON' ? 'Maria da Silva' : 'Padaria Pão Quente LTDA', email: `${randomUUID()}@example.com`, password: PASSWORD, document, ...overrides };
+  const res = await http('POST', `${platform.holderUrl}/${type === 'PERSON' ? 'persons' : 'companies'}`, { body, headers: tenantHeaders(tenantId) });
+  if (res.status !== 201) throw new Error(`registration failed: ${res.status} ${JSON.stringify(res.body)}`);
+  const holder = type === 'PERSON' ? res.body.person : res.body.company;
+  return { tenantId, document, password: body.password, token: res.body.token, holder, type };
+}
+
+/** Completes KYC through the sandbox page's endpoint, as the holder's browser would. */
+export async function completeKyc(platform: Platform, holder: { onboardingRequisitionId: number }, body: Record<string, string> = {}) {
+  return http('POST', `${platform.holderUrl}/onboarding/${holder.onboardingRequisitionId}/complete`, { body });
+}
+
+export async function login(platform: Platform, r: { tenantId: string; document: string; password: string }) {
+  return http('POST', `${platform.holderUrl}/authenticate`, { body: { document: r.document, password: r.password }, headers: tenantHeaders(r.tenantId) });
+}
+
+export interface Onboarded extends Registered {
+  account: any;
+  pin: string;
+}
+
+/** A holder through KYC, with a PIN and a fresh token: ready to move money. */
+export async function onboarded(platform: Platform, tenantId: string, type: 'PERSON' | 'COMPANY' = 'PERSON'): Promise<Onboarded> {
+  const r = await register(platform, tenantId, type);
+  const kyc = await completeKyc(platform, r.holder, type === 'COMPANY' ? { partnerName: 'João Sócio', partnerDocument: newCpf() } : {});
+  if (kyc.status !== 200) throw new Error(`KYC failed: ${kyc.status} ${JSON.stringify(kyc.body)}`);
+  const pin = await http('POST', `${platform.holderUrl}/passwords/create-pin`, { body: { pin: PIN }, headers: tenantHeaders(tenantId, r.token) });
+  if (pin.status !== 201) throw new Error(`create-pin failed: ${pin.status} ${JSON.stringify(pin.body)}`);
+  const auth = await login(platform, r);
+  if (auth.status !== 200) throw new Error(`login failed: ${auth.status} ${JSON.stringify(auth.body)}`);
+  return { ...r, token: auth.body.token, holder: auth.body.entity, account: auth.body.accounts[0], pin: PIN };
+}
+
+export async function waitFor<T>(probe: () => Promise<T | undefined | null | false>, timeoutMs = 20_000, what = 'condition'): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}

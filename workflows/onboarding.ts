@@ -1,0 +1,61 @@
+import { condition, defineQuery, defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
+import type { OnboardingActivities } from '../activities/onboarding.ts';
+
+export interface OnboardingInput {
+  tenantId: string;
+  holderId: string;
+}
+
+export interface KycResult {
+  approved: boolean;
+  reason?: string;
+  /** E.164 phone confirmed during KYC. */
+  phone?: string;
+  /** Companies: the partner (owner) who answered for the company. */
+  partner?: { name: string; document: string };
+}
+
+export type OnboardingState = 'WAITING_FOR_KYC' | 'IN_PROGRESS' | 'APPROVED' | 'REJECTED';
+
+/** Sent when the holder opens the KYC page (the provider's, or the sandbox page). */
+export const kycPageOpened = defineSignal('kycPageOpened');
+/** Sent with the KYC decision. */
+export const kycResultReceived = defineSignal<[KycResult]>('kycResultReceived');
+export const onboardingState = defineQuery<OnboardingState>('onboardingState');
+
+const activities = proxyActivities<OnboardingActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+});
+
+export const onboardingWorkflowId = (holderId: string) => `onboarding-${holderId}`;
+
+/**
+ * One run per holder, started at registration: provisions the (PENDING) account, follows the holder through KYC and
+ * applies the decision: ACTIVE holder and APPROVED account, or a blocked holder and a REJECTED account.
+ */
+export async function onboardingWorkflow(input: OnboardingInput): Promise<OnboardingState> {
+  let state: OnboardingState = 'WAITING_FOR_KYC';
+  let opened = false;
+  let result: KycResult | undefined;
+  setHandler(kycPageOpened, () => void (opened = true));
+  setHandler(kycResultReceived, (r) => void (result ??= r));
+  setHandler(onboardingState, () => state);
+
+  await activities.provisionAccount(input.holderId);
+  await condition(() => opened || result !== undefined);
+  if (!result) {
+    await activities.markOnboardingInProgress(input.holderId);
+    state = 'IN_PROGRESS';
+    await condition(() => result !== undefined);
+  }
+  const decision = result!;
+  if (decision.approved) {
+    await activities.approveOnboarding(input.holderId, decision);
+    state = 'APPROVED';
+  } else {
+    await activities.rejectOnboarding(input.holderId, decision.reason ?? 'KYC rejected');
+    state = 'REJECTED';
+  }
+  return state;
+}
