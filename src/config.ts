@@ -39,6 +39,13 @@ const schema = z
     /** Seconds a holder JWT lives; the interface fixes 1 h and 24 h, tests shorten them. */
     JWT_TTL_SECONDS: z.coerce.number().int().positive().default(3600),
     CLIENT_JWT_TTL_SECONDS: z.coerce.number().int().positive().default(86400),
+    /** Express `trust proxy`: `false`, `loopback`, a hop count or a list of proxy addresses; decides the client address. */
+    TRUST_PROXY: z.string().default('false'),
+    /** Failed `/authenticate` attempts allowed per document, and per client address, in 15 minutes. */
+    AUTH_MAX_FAILURES_PER_DOCUMENT: z.coerce.number().int().positive().default(5),
+    AUTH_MAX_FAILURES_PER_ADDRESS: z.coerce.number().int().positive().default(30),
+    /** `/authenticate/clients` calls allowed per tenant API key per minute. */
+    CLIENT_AUTH_MAX_PER_MINUTE: z.coerce.number().int().positive().default(600),
     /** How long an HTTP caller waits for a TEV outcome before getting `submitted_unknown`. */
     TEV_RESPONSE_DEADLINE_MS: positiveMs.default(5000),
   })

@@ -23,6 +23,7 @@ beforeAll(async () => {
     name: 'test',
     logger: pino({ level: 'silent' }),
     bodyLimit: '1kb',
+    trustProxy: 'false',
     health: [{ name: 'database', check: async () => { if (!healthy) throw new Error('connection refused'); } }],
     router,
     openapi: () => ({}),

@@ -42,14 +42,12 @@ describe('operator command line', () => {
     expect(row.revoked_at).toBeNull();
   });
 
-  test('api-key:create and api-key:revoke', async () => {
+  test('api-key:create refuses Pix accounts the tenant does not have, and stores nothing', async () => {
     const { tenantId } = await adminOk(env, 'tenant:create', '--name', 'Integrador');
-    const created = await adminOk(env, 'api-key:create', '--tenant', tenantId, '--pix-account', 'pixacc1', '--pix-account', 'pixacc2');
-    expect(created.key).toMatch(/^pak_[a-z0-9]{12}\.[A-Za-z0-9_-]{43}$/);
-    const [row] = await sql('select pix_account_ids from api_key where id = $1', [created.id]);
-    expect(row.pix_account_ids).toEqual(['pixacc1', 'pixacc2']);
-    const revoked = await adminOk(env, 'api-key:revoke', '--id', created.id);
-    expect(revoked.id).toBe(created.id);
+    const r = await admin(env, 'api-key:create', '--tenant', tenantId, '--pix-account', 'nosuchaccount');
+    expect(r.exitCode).not.toBe(0);
+    expect(r.err).toEqual({ code: 'NOT_FOUND', message: 'Pix account(s) not found in this tenant: nosuchaccount' });
+    expect(await sql('select id from api_key where tenant_id = $1', [tenantId])).toEqual([]);
   });
 
   test.each([

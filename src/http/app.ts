@@ -13,6 +13,7 @@ export interface HealthCheck {
 export interface HttpAppOptions {
   name: string;
   logger: Logger;
+  trustProxy: string;
   bodyLimit: string;
   health: HealthCheck[];
   router: Router;
@@ -28,6 +29,7 @@ export function createHttpApp(options: HttpAppOptions): Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
+  app.set('trust proxy', parseTrustProxy(options.trustProxy));
 
   app.use(
     pinoHttp({
@@ -102,3 +104,8 @@ const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
   req.log.error({ err }, 'unhandled error');
   res.status(500).json({ code: 'INTERNAL_ERROR', message: 'Something went wrong on our side; the request id in X-Request-Id helps support find it' });
 };
+
+function parseTrustProxy(value: string): boolean | number | string {
+  if (value === 'true' || value === 'false') return value === 'true';
+  return /^\d+$/.test(value) ? Number(value) : value;
+}

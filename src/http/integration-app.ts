@@ -12,6 +12,7 @@ export function createIntegrationApp(services: Services): Express {
     name: 'Integration API',
     logger: services.logger.child({ app: 'integration' }),
     bodyLimit: services.config.JSON_BODY_LIMIT,
+    trustProxy: services.config.TRUST_PROXY,
     health: dependencyChecks(services),
     router,
     openapi: () =>

@@ -75,17 +75,13 @@ export function assertOnboarded(holder: Holder): void {
   }
 }
 
-export interface AuthLimits {
-  perDocument: RateLimit;
-  perAddress: RateLimit;
-  perClientKey: RateLimit;
+function authLimits(config: Config): Record<'perDocument' | 'perAddress' | 'perClientKey', RateLimit> {
+  return {
+    perDocument: { name: 'auth-document', limit: config.AUTH_MAX_FAILURES_PER_DOCUMENT, windowSeconds: 900 },
+    perAddress: { name: 'auth-address', limit: config.AUTH_MAX_FAILURES_PER_ADDRESS, windowSeconds: 900 },
+    perClientKey: { name: 'auth-client-key', limit: config.CLIENT_AUTH_MAX_PER_MINUTE, windowSeconds: 60 },
+  };
 }
-
-export const AUTH_LIMITS: AuthLimits = {
-  perDocument: { name: 'auth-document', limit: 5, windowSeconds: 900 },
-  perAddress: { name: 'auth-address', limit: 30, windowSeconds: 900 },
-  perClientKey: { name: 'auth-client-key', limit: 600, windowSeconds: 60 },
-};
 
 const INVALID_CREDENTIALS = () => new AppError(401, 'INVALID_CREDENTIALS', 'Document or password is incorrect');
 
@@ -98,17 +94,18 @@ export async function authenticateWithPassword(
   config: Config,
   input: { tenantId: string; document: string; password: string; clientAddress: string },
 ): Promise<{ holder: Holder; token: string }> {
+  const limits = authLimits(config);
   const docKey = `${input.tenantId}:${input.document}`;
-  await peek(em, AUTH_LIMITS.perDocument, docKey);
-  await peek(em, AUTH_LIMITS.perAddress, input.clientAddress);
+  await peek(em, limits.perDocument, docKey);
+  await peek(em, limits.perAddress, input.clientAddress);
   const holder = await em.findOne(Holder, { tenantId: input.tenantId, document: input.document });
   const ok = holder ? await verifySecretSlow(holder.passwordHash, input.password, config.KEY_PEPPER) : await verifyDecoy(input.password, config.KEY_PEPPER);
   if (!holder || !ok) {
-    await hit(em, AUTH_LIMITS.perDocument, docKey);
-    await hit(em, AUTH_LIMITS.perAddress, input.clientAddress);
+    await hit(em, limits.perDocument, docKey);
+    await hit(em, limits.perAddress, input.clientAddress);
     throw INVALID_CREDENTIALS();
   }
-  await reset(em, AUTH_LIMITS.perDocument, docKey);
+  await reset(em, limits.perDocument, docKey);
   assertNotBlocked(holder);
   return { holder, token: issueHolderToken(config, holder) };
 }
@@ -119,15 +116,16 @@ export async function authenticateClient(
   config: Config,
   input: { tenantId: string; rawKey: string | undefined; document: string; clientAddress: string },
 ): Promise<{ holder: Holder; token: string }> {
-  await peek(em, AUTH_LIMITS.perAddress, input.clientAddress);
+  const limits = authLimits(config);
+  await peek(em, limits.perAddress, input.clientAddress);
   let key;
   try {
     key = await authenticateTenantKey(em, config.KEY_PEPPER, input.tenantId, input.rawKey);
   } catch (err) {
-    await hit(em, AUTH_LIMITS.perAddress, input.clientAddress);
+    await hit(em, limits.perAddress, input.clientAddress);
     throw err;
   }
-  await hit(em, AUTH_LIMITS.perClientKey, key.id);
+  await hit(em, limits.perClientKey, key.id);
   const holder = await em.findOne(Holder, { tenantId: input.tenantId, document: input.document });
   if (!holder) throw new AppError(401, 'UNKNOWN_HOLDER', 'The document is not a holder of this tenant');
   assertNotBlocked(holder);

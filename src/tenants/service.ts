@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { Account } from '../accounts/entities.ts';
 import { issueCredential, parseCredential, secretMatches } from '../shared/credentials.ts';
 import { AppError, notFound, unauthorized } from '../shared/errors.ts';
 import { newCuid, newUuid } from '../shared/ids.ts';
@@ -57,6 +58,9 @@ export async function createApiKey(em: EntityManager, pepper: string, tenantId: 
   await getTenant(em, tenantId);
   const unique = [...new Set(pixAccountIds)];
   if (unique.length === 0) throw new AppError(400, 'VALIDATION_ERROR', 'An API key needs at least one Pix account');
+  const known = await em.find(Account, { tenantId, kind: 'HOLDER', pixAccountId: { $in: unique } }, { fields: ['pixAccountId'] });
+  const unknown = unique.filter((id) => !known.some((a) => a.pixAccountId === id));
+  if (unknown.length > 0) throw new AppError(404, 'NOT_FOUND', `Pix account(s) not found in this tenant: ${unknown.join(', ')}`);
   const credential = issueCredential('pak', pepper);
   const row = em.create(ApiKey, {
     id: newCuid(),

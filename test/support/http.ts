@@ -1,3 +1,8 @@
+import { randomInt } from 'node:crypto';
+
+/** Each test file is its own client address (the test platform trusts X-Forwarded-For from loopback). */
+export const CLIENT_ADDRESS = `198.51.100.${randomInt(1, 255)}`;
+
 export interface HttpResult<T = any> {
   status: number;
   body: T;
@@ -10,7 +15,7 @@ export async function http<T = any>(
   url: string,
   options: { body?: unknown; headers?: Record<string, string> } = {},
 ): Promise<HttpResult<T>> {
-  const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
+  const headers: Record<string, string> = { accept: 'application/json', 'x-forwarded-for': CLIENT_ADDRESS, ...options.headers };
   let body: string | undefined;
   if (options.body !== undefined) {
     body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
