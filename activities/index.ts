@@ -3,6 +3,7 @@ import type { Config } from '../src/config.ts';
 import type { Orm } from '../src/persistence/orm.ts';
 import { onboardingActivities } from './onboarding.ts';
 import { probeActivities } from './probe.ts';
+import { tevActivities } from './tev.ts';
 
 /** What activities may touch: the database and configuration. Everything with a side effect lives here. */
 export interface ActivityDeps {
@@ -12,5 +13,5 @@ export interface ActivityDeps {
 }
 
 export function createActivities(deps: ActivityDeps) {
-  return { ...probeActivities(deps), ...onboardingActivities(deps) };
+  return { ...probeActivities(deps), ...onboardingActivities(deps), ...tevActivities(deps) };
 }

@@ -48,6 +48,8 @@ const schema = z
     CLIENT_AUTH_MAX_PER_MINUTE: z.coerce.number().int().positive().default(600),
     /** How long an HTTP caller waits for a TEV outcome before getting `submitted_unknown`. */
     TEV_RESPONSE_DEADLINE_MS: positiveMs.default(5000),
+    /** Largest single TEV; above it the transfer is rejected (422, AMOUNT_ABOVE_LIMIT). Default R$ 1,000,000.00. */
+    TEV_MAX_AMOUNT_CENTS: z.coerce.bigint().positive().default(100_000_000n),
   })
   .superRefine((env, ctx) => {
     if (env.NODE_ENV !== 'production') return;

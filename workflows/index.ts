@@ -1,3 +1,4 @@
 /** Every workflow the worker registers. Workflow code is deterministic orchestration; side effects are activities. */
 export { probeWorkflow } from './probe.ts';
 export { onboardingWorkflow } from './onboarding.ts';
+export { tevWorkflow } from './tev.ts';

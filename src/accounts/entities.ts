@@ -2,7 +2,7 @@ import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 
 export const ACCOUNT_STATUSES = ['PENDING', 'APPROVED', 'REJECTED'] as const;
 
-/** A holder's account, or the tenant's fee revenue account (kind FEE_REVENUE, no holder). */
+/** A holder's account, or one of the tenant's own: fee revenue, and settlement (the Pix provider's side of the ledger). */
 export const Account = defineEntity({
   name: 'Account',
   tableName: 'account',
@@ -10,7 +10,7 @@ export const Account = defineEntity({
     id: p.uuid().primary(),
     tenantId: p.uuid(),
     holderId: p.uuid().nullable(),
-    kind: p.enum(['HOLDER', 'FEE_REVENUE'] as const),
+    kind: p.enum(['HOLDER', 'FEE_REVENUE', 'SETTLEMENT'] as const),
     bank: p.string(),
     agency: p.string(),
     number: p.string(),

@@ -3,6 +3,7 @@
  * Prints one JSON object on stdout and exits 0; on error prints `{ "code", "message" }` on stderr and exits non-zero.
  */
 import { loadConfig } from '../config.ts';
+import { feeCommands } from '../fees/admin.ts';
 import { identityCommands } from '../identity/admin.ts';
 import { openOrm } from '../persistence/orm.ts';
 import { AppError } from '../shared/errors.ts';
@@ -11,7 +12,7 @@ import { tenantCommands } from '../tenants/admin.ts';
 import type { AdminCommand } from './command.ts';
 import { systemCommands } from './system.ts';
 
-const commands: Record<string, AdminCommand> = { ...tenantCommands, ...identityCommands, ...systemCommands };
+const commands: Record<string, AdminCommand> = { ...tenantCommands, ...identityCommands, ...feeCommands, ...systemCommands };
 
 function fail(code: string, message: string, exitCode = 1): never {
   process.stderr.write(`${JSON.stringify({ code, message })}\n`);

@@ -1,7 +1,10 @@
 import { Router, type Express } from 'express';
+import { holderAuthenticator } from '../identity/authenticator.ts';
 import { registerKycSandboxRoutes } from '../identity/kyc-sandbox.ts';
 import { registerIdentityRoutes } from '../identity/routes.ts';
+import { registerPixSandboxRoutes } from '../pix/sandbox-routes.ts';
 import type { Services } from '../services.ts';
+import { registerHolderTevRoutes } from '../transfers/holder-routes.ts';
 import { createHttpApp } from './app.ts';
 import { dependencyChecks } from './health.ts';
 import { createRegistry, generateDocument } from './openapi.ts';
@@ -10,8 +13,13 @@ import { createRegistry, generateDocument } from './openapi.ts';
 export function createHolderApp(services: Services): Express {
   const router = Router();
   const registry = createRegistry('holder');
-  registerIdentityRoutes(router, registry, services);
-  if (services.config.SANDBOX) registerKycSandboxRoutes(router, registry, services);
+  const auth = holderAuthenticator(services);
+  registerIdentityRoutes(router, registry, services, auth);
+  registerHolderTevRoutes(router, registry, services, auth);
+  if (services.config.SANDBOX) {
+    registerKycSandboxRoutes(router, registry, services);
+    registerPixSandboxRoutes(router, registry, services);
+  }
   return createHttpApp({
     name: 'Holder API',
     logger: services.logger.child({ app: 'holder' }),

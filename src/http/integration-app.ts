@@ -1,5 +1,8 @@
 import { Router, type Express } from 'express';
+import { registerFeeRoutes } from '../fees/routes.ts';
 import type { Services } from '../services.ts';
+import { apiKeyAuthenticator } from '../tenants/api-key-auth.ts';
+import { registerIntegrationTevRoutes } from '../transfers/integration-routes.ts';
 import { createHttpApp } from './app.ts';
 import { dependencyChecks } from './health.ts';
 import { createRegistry, generateDocument } from './openapi.ts';
@@ -8,6 +11,9 @@ import { createRegistry, generateDocument } from './openapi.ts';
 export function createIntegrationApp(services: Services): Express {
   const router = Router();
   const registry = createRegistry('apiKey');
+  const auth = apiKeyAuthenticator(services);
+  registerIntegrationTevRoutes(router, registry, services, auth);
+  registerFeeRoutes(router, registry, auth);
   return createHttpApp({
     name: 'Integration API',
     logger: services.logger.child({ app: 'integration' }),

@@ -3,11 +3,11 @@ import type { Router } from 'express';
 import { z } from '../shared/zod.ts';
 import { accountViews, holderAccounts, getOwnAccount, setMonthlyGoal } from '../accounts/service.ts';
 import { accountIdParams, tenantHeaders } from '../http/common-schemas.ts';
-import { defineRoute } from '../http/route.ts';
+import { defineRoute, type Authenticator } from '../http/route.ts';
 import type { Services } from '../services.ts';
 import type { HolderType } from '../shared/documents.ts';
 import { reaisToCents, MAX_AMOUNT_CENTS } from '../shared/money.ts';
-import { holderAuthenticator } from './authenticator.ts';
+import type { HolderAuth } from './authenticator.ts';
 import type { Holder } from './entities.ts';
 import { startOnboarding } from './onboarding.ts';
 import { changePin, createPin } from './pin.ts';
@@ -27,9 +27,8 @@ import { authenticateClient, authenticateWithPassword, registerHolder } from './
 import { issueHolderToken } from './tokens.ts';
 import { holderView } from './views.ts';
 
-export function registerIdentityRoutes(router: Router, registry: OpenAPIRegistry, services: Services): void {
+export function registerIdentityRoutes(router: Router, registry: OpenAPIRegistry, services: Services, auth: Authenticator<HolderAuth>): void {
   const { config, orm, temporal, logger } = services;
-  const auth = holderAuthenticator(services);
 
   async function authenticationResult(holder: Holder, token: string) {
     const em = orm.em.fork();

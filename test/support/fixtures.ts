@@ -93,3 +93,23 @@ export async function waitFor<T>(probe: () => Promise<T | undefined | null | fal
     await new Promise((r) => setTimeout(r, 200));
   }
 }
+
+/** Funds an account through the sandbox incoming Pix (the real ledger path). */
+export async function fund(platform: Platform, tenantId: string, accountId: string, amountCents: number | string) {
+  const res = await http('POST', `${platform.holderUrl}/sandbox/pix/incoming`, {
+    body: { accountId, amountCents: String(amountCents), payerName: 'Pagador Sandbox', payerDocument: newCpf() },
+    headers: tenantHeaders(tenantId),
+  });
+  if (res.status !== 201) throw new Error(`funding failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+/** An integration API key scoped to the given Pix accounts. */
+export async function apiKey(platform: Platform, tenantId: string, ...pixAccountIds: string[]): Promise<string> {
+  const args = ['api-key:create', '--tenant', tenantId, ...pixAccountIds.flatMap((p) => ['--pix-account', p])];
+  return (await adminOk(platform.env, ...args)).key;
+}
+
+export async function pixAccountIdOf(platform: Platform, tenantId: string, document: string): Promise<string> {
+  return (await adminOk(platform.env, 'account:show', '--tenant', tenantId, '--document', document)).accounts[0].pixAccountId;
+}

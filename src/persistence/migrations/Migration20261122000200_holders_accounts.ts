@@ -34,14 +34,15 @@ export class Migration20261122000200_holders_accounts extends Migration {
         id uuid primary key,
         tenant_id uuid not null references tenant (id),
         holder_id uuid references holder (id),
-        kind text not null check (kind in ('HOLDER', 'FEE_REVENUE')),
+        kind text not null check (kind in ('HOLDER', 'FEE_REVENUE', 'SETTLEMENT')),
         bank text not null default '000',
         agency text not null check (agency ~ '^[0-9]{4}$'),
         number text not null check (number ~ '^[0-9]+$'),
         pix_account_id text not null unique,
         core_account_id text not null unique,
         status text not null check (status in ('PENDING', 'APPROVED', 'REJECTED')),
-        balance_cents bigint not null default 0 check (balance_cents >= 0),
+        -- The settlement account mirrors money at the Pix provider: it goes negative as Pix comes in.
+        balance_cents bigint not null default 0 check (balance_cents >= 0 or kind = 'SETTLEMENT'),
         monthly_goal_cents bigint not null default 0 check (monthly_goal_cents >= 0),
         created_at timestamptz not null default now(),
         unique (tenant_id, agency, number),
@@ -50,6 +51,7 @@ export class Migration20261122000200_holders_accounts extends Migration {
     // Onboarding provisions exactly one account per holder, however often its activity is retried.
     this.addSql(`create unique index account_holder_unique on account (holder_id) where kind = 'HOLDER'`);
     this.addSql(`create unique index account_fee_revenue_unique on account (tenant_id) where kind = 'FEE_REVENUE'`);
+    this.addSql(`create unique index account_settlement_unique on account (tenant_id) where kind = 'SETTLEMENT'`);
     this.addSql(`
       create table rate_limit_hit (
         bucket text not null,

@@ -15,7 +15,7 @@ export class Migration20261122000300_ledger extends Migration {
         tenant_id uuid not null references tenant (id),
         account_id uuid not null references account (id),
         operation_id text not null,
-        source text not null check (source in ('TEF_OUT', 'TEF_IN', 'PIX_OUT', 'QR_CODE_OUT', 'PIX_IN', 'FEE_REVENUE', 'REVERSAL')),
+        source text not null check (source in ('TEF_OUT', 'TEF_IN', 'PIX_OUT', 'QR_CODE_OUT', 'PIX_IN', 'FEE_REVENUE', 'SETTLEMENT', 'REVERSAL')),
         channel text not null check (channel in ('TEF', 'PIX')),
         direction text not null check (direction in ('DEBIT', 'CREDIT')),
         status text not null check (status in ('DONE', 'PENDING', 'FAILED')),
@@ -23,7 +23,7 @@ export class Migration20261122000300_ledger extends Migration {
         status_external text not null,
         amount_cents bigint not null check (amount_cents > 0),
         fee_cents bigint not null default 0 check (fee_cents >= 0),
-        balance_after_cents bigint not null check (balance_after_cents >= 0),
+        balance_after_cents bigint not null,
         description text not null,
         external_ref text,
         end_to_end_id text,
@@ -43,7 +43,7 @@ export class Migration20261122000300_ledger extends Migration {
         line smallint not null,
         kind text not null check (kind in ('PRIMARY', 'FEE', 'REVERSAL')),
         amount_cents bigint not null check (amount_cents <> 0),
-        balance_after_cents bigint not null check (balance_after_cents >= 0),
+        balance_after_cents bigint not null,
         created_at timestamptz not null default now(),
         unique (movement_id, line)
       )`);

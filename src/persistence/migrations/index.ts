@@ -1,6 +1,12 @@
 import { Migration20261122000100_tenants } from './Migration20261122000100_tenants.ts';
 import { Migration20261122000200_holders_accounts } from './Migration20261122000200_holders_accounts.ts';
 import { Migration20261122000300_ledger } from './Migration20261122000300_ledger.ts';
+import { Migration20261122000400_transfers } from './Migration20261122000400_transfers.ts';
 
 /** Every schema change, in order. New migrations are appended here. */
-export const migrations = [Migration20261122000100_tenants, Migration20261122000200_holders_accounts, Migration20261122000300_ledger];
+export const migrations = [
+  Migration20261122000100_tenants,
+  Migration20261122000200_holders_accounts,
+  Migration20261122000300_ledger,
+  Migration20261122000400_transfers,
+];

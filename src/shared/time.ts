@@ -1,0 +1,35 @@
+/** Wall-clock texts the interface names. Everything is stored in UTC. */
+
+const SAO_PAULO = 'America/Sao_Paulo';
+
+function partsIn(date: Date, timeZone: string) {
+  const parts = new Intl.DateTimeFormat('en-CA', {
+    timeZone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+    hourCycle: 'h23',
+    timeZoneName: 'longOffset',
+  }).formatToParts(date);
+  const get = (type: string) => parts.find((p) => p.type === type)?.value ?? '';
+  const offset = get('timeZoneName').replace('GMT', '') || '+00:00';
+  return { date: `${get('year')}-${get('month')}-${get('day')}`, time: `${get('hour')}:${get('minute')}:${get('second')}`, offset };
+}
+
+/** `paymentDate`: `YYYY-MM-DD HH:mm:ss-03:00` in America/Sao_Paulo, space separator. */
+export function paymentDate(date: Date): string {
+  const p = partsIn(date, SAO_PAULO);
+  return `${p.date} ${p.time}${p.offset}`;
+}
+
+/** ISO 8601 with the America/Sao_Paulo offset (webhook records' `createdAt`). */
+export function isoSaoPaulo(date: Date): string {
+  const p = partsIn(date, SAO_PAULO);
+  return `${p.date}T${p.time}.${String(date.getUTCMilliseconds()).padStart(3, '0')}${p.offset}`;
+}
+
+/** PostgreSQL timestamps from raw queries come as text; entities come as Date. */
+export const toDate = (value: Date | string): Date => (value instanceof Date ? value : new Date(value));

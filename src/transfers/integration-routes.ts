@@ -1,0 +1,125 @@
+import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
+import type { Router } from 'express';
+import type { Authenticator } from '../http/route.ts';
+import { defineRoute } from '../http/route.ts';
+import type { Services } from '../services.ts';
+import { AppError, notFound } from '../shared/errors.ts';
+import { centsAmountSchema } from '../shared/money.ts';
+import { z } from '../shared/zod.ts';
+import { actingAccount, type IntegrationAuth } from '../tenants/api-key-auth.ts';
+import { assertAccountOperational } from '../accounts/service.ts';
+import { assertOnboarded } from '../identity/service.ts';
+import { Holder } from '../identity/entities.ts';
+import { description, idempotencyKey, TevCreated, TevRead } from './schemas.ts';
+import { findDestination, submitTev } from './service.ts';
+import { integrationTevReply } from './views.ts';
+
+export const pixAccountHeader = z.object({
+  'x-pix-account-id': z.string().min(1).max(64).optional().openapi({ description: 'Selects the account when the key reaches several' }),
+});
+
+interface TevReadRow {
+  id: string;
+  status: 'PROCESSING' | 'DONE' | 'FAILED';
+  source_account_id: string;
+  amount_cents: string;
+  fee_out_cents: string | null;
+  fee_in_cents: string | null;
+  description: string | null;
+  external_ref: string | null;
+  created_at: string;
+  resolved_at: string | null;
+  src_agency: string;
+  src_number: string;
+  dst_agency: string;
+  dst_number: string;
+}
+
+export function registerIntegrationTevRoutes(router: Router, registry: OpenAPIRegistry, services: Services, auth: Authenticator<IntegrationAuth>): void {
+  defineRoute(router, registry, {
+    method: 'post',
+    path: '/v1/tev',
+    tags: ['TEV'],
+    summary: 'Single-step internal transfer by branch and account number',
+    description:
+      'Settles synchronously: 200 done, 422 rejected (nothing moved; `reason`), 502 submitted_unknown (resolved by the platform: follow GET /v1/tev/:id ' +
+      'or the tev.out.* events; never resend under another Idempotency-Key).',
+    headers: pixAccountHeader.extend({ 'idempotency-key': idempotencyKey }),
+    auth,
+    body: z
+      .object({
+        destinationBranch: z.string().regex(/^\d{1,4}$/, 'digits only, with or without leading zeros'),
+        destinationAccount: z.string().regex(/^\d{1,20}$/, 'digits only, with or without leading zeros'),
+        amountCents: centsAmountSchema.openapi({ type: 'string', example: '1050', description: 'cents, as a string or a number' }),
+        description: description.optional(),
+        externalRef: z.string().min(1).max(128, 'at most 128 characters').optional(),
+      })
+      .openapi('TevRequest'),
+    responses: {
+      200: { description: 'done', schema: TevCreated },
+      400: { description: 'Invalid input, DESTINATION_NOT_FOUND, SAME_ACCOUNT' },
+      403: { description: 'ACCOUNT_NOT_IN_KEY_SCOPE, ONBOARDING_INCOMPLETE, ACCOUNT_NOT_APPROVED' },
+      409: { description: 'IDEMPOTENCY_KEY_REUSED or EXTERNAL_REF_TAKEN' },
+      422: { description: 'rejected', schema: TevCreated },
+      502: { description: 'submitted_unknown', schema: TevCreated },
+    },
+    async handler({ auth: a, headers, body }) {
+      const source = await actingAccount(a, headers['x-pix-account-id']);
+      assertOnboarded(await a.em.findOneOrFail(Holder, { id: source.holderId! }));
+      assertAccountOperational(source);
+      const destination = await findDestination(a.em, a.principal.tenantId, body.destinationBranch, body.destinationAccount);
+      if (!destination) throw new AppError(400, 'DESTINATION_NOT_FOUND', 'No account with this branch and number in this tenant');
+      const result = await submitTev(services, {
+        tenantId: a.principal.tenantId,
+        source,
+        destination,
+        amountCents: body.amountCents,
+        description: body.description ?? null,
+        externalRef: body.externalRef ?? null,
+        idempotencyKey: headers['idempotency-key'],
+        origin: 'INTEGRATION_API',
+      });
+      return integrationTevReply(result);
+    },
+  });
+
+  defineRoute(router, registry, {
+    method: 'get',
+    path: '/v1/tev/:id',
+    tags: ['TEV'],
+    summary: 'Read a transfer from the side of the calling account (direction, fee and counterpart of that side)',
+    headers: pixAccountHeader,
+    auth,
+    params: z.object({ id: z.string().min(1).max(64) }),
+    responses: { 200: { description: 'The transfer', schema: TevRead }, 404: { description: 'Unknown, or not related to the account' } },
+    async handler({ auth: a, headers, params }) {
+      const account = await actingAccount(a, headers['x-pix-account-id']);
+      const [row] = await a.em.execute<TevReadRow[]>(
+        `select t.*, s.agency as src_agency, s.number as src_number, d.agency as dst_agency, d.number as dst_number
+           from tev_transfer t
+           join account s on s.id = t.source_account_id
+           join account d on d.id = t.destination_account_id
+          where t.id = ? and t.tenant_id = ?
+            and (t.source_account_id = ? or (t.destination_account_id = ? and t.status = 'DONE'))`,
+        [params.id, a.principal.tenantId, account.id, account.id],
+      );
+      if (!row) throw notFound('Transfer');
+      const out = row.source_account_id === account.id;
+      return {
+        status: 200,
+        body: {
+          id: row.id,
+          status: row.status === 'PROCESSING' ? 'SUBMITTED_UNKNOWN' : row.status,
+          direction: out ? 'out' : 'in',
+          amountCents: row.amount_cents,
+          feeCents: (out ? row.fee_out_cents : row.fee_in_cents) ?? '0',
+          description: row.description,
+          externalRef: row.external_ref,
+          ...(out ? { destination: { branch: row.dst_agency, account: row.dst_number } } : { origin: { branch: row.src_agency, account: row.src_number } }),
+          createdAt: new Date(row.created_at).toISOString(),
+          resolvedAt: row.resolved_at ? new Date(row.resolved_at).toISOString() : null,
+        },
+      };
+    },
+  });
+}

@@ -1,0 +1,37 @@
+import { expect } from '@jest/globals';
+import { sql } from './db.ts';
+
+/**
+ * The ledger's invariants for one tenant: every balance equals the sum of its entries, each entry's balanceAfter
+ * is the running sum, and (every posting being zero-sum) all balances of the tenant, with its fee revenue and
+ * settlement accounts, add up to zero. No holder balance is negative.
+ */
+export async function expectLedgerConsistent(tenantId: string): Promise<void> {
+  const mismatched = await sql(
+    `select a.id, a.balance_cents, coalesce(sum(e.amount_cents), 0) as entries
+       from account a left join ledger_entry e on e.account_id = a.id
+      where a.tenant_id = $1
+      group by a.id having a.balance_cents <> coalesce(sum(e.amount_cents), 0)`,
+    [tenantId],
+  );
+  expect(mismatched).toEqual([]);
+  const running = await sql(
+    `select id from (
+       select e.id, e.balance_after_cents,
+              sum(e.amount_cents) over (partition by e.account_id order by e.created_at, e.movement_id, e.line) as running
+         from ledger_entry e join account a on a.id = e.account_id
+        where a.tenant_id = $1) x
+      where balance_after_cents <> running`,
+    [tenantId],
+  );
+  expect(running).toEqual([]);
+  const [total] = await sql(`select coalesce(sum(balance_cents), 0)::text as total from account where tenant_id = $1`, [tenantId]);
+  expect(total.total).toBe('0');
+  const negative = await sql(`select id from account where tenant_id = $1 and kind <> 'SETTLEMENT' and balance_cents < 0`, [tenantId]);
+  expect(negative).toEqual([]);
+}
+
+export async function balanceOf(accountId: string): Promise<bigint> {
+  const [row] = await sql('select balance_cents from account where id = $1', [accountId]);
+  return BigInt(row.balance_cents);
+}
