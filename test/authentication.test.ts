@@ -178,10 +178,10 @@ describe('POST /authenticate/clients', () => {
   });
 
   test.each([
-    ['missing key', () => undefined, 401],
-    ['malformed key', () => 'tnk_short', 401],
-    ['unknown key', () => `tnk_abcdefghijkl.${'A'.repeat(43)}`, 401],
-  ])('%s: %i', async (_c, key, status) => {
+    ['missing key', 401, () => undefined],
+    ['malformed key', 401, () => 'tnk_short'],
+    ['unknown key', 401, () => `tnk_abcdefghijkl.${'A'.repeat(43)}`],
+  ])('%s: %i', async (_c, status, key) => {
     const res = await clientAuth(tenantId, key(), { document: alice.document });
     expect(res.status).toBe(status);
     expect(res.body.code).toBe('UNAUTHORIZED');
