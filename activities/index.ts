@@ -4,6 +4,7 @@ import type { Orm } from '../src/persistence/orm.ts';
 import { onboardingActivities } from './onboarding.ts';
 import { probeActivities } from './probe.ts';
 import { tevActivities } from './tev.ts';
+import { webhookActivities } from './webhooks.ts';
 
 /** What activities may touch: the database and configuration. Everything with a side effect lives here. */
 export interface ActivityDeps {
@@ -13,5 +14,5 @@ export interface ActivityDeps {
 }
 
 export function createActivities(deps: ActivityDeps) {
-  return { ...probeActivities(deps), ...onboardingActivities(deps), ...tevActivities(deps) };
+  return { ...probeActivities(deps), ...onboardingActivities(deps), ...tevActivities(deps), ...webhookActivities(deps) };
 }

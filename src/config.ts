@@ -46,6 +46,13 @@ const schema = z
     AUTH_MAX_FAILURES_PER_ADDRESS: z.coerce.number().int().positive().default(30),
     /** `/authenticate/clients` calls allowed per tenant API key per minute. */
     CLIENT_AUTH_MAX_PER_MINUTE: z.coerce.number().int().positive().default(600),
+    /** Webhook delivery: the receiver's time to answer, and the retry schedule (doubling from initial to max, for the window). */
+    WEBHOOK_TIMEOUT_MS: positiveMs.default(10_000),
+    WEBHOOK_RETRY_INITIAL_MS: positiveMs.default(5_000),
+    WEBHOOK_RETRY_MAX_MS: positiveMs.default(3_600_000),
+    WEBHOOK_RETRY_WINDOW_MS: positiveMs.default(86_400_000),
+    /** Extra CA certificate (PEM file) trusted for webhook receivers, besides the system's (tests use a self-signed one). */
+    WEBHOOK_CA_FILE: z.string().min(1).optional(),
     /** How long an HTTP caller waits for a TEV outcome before getting `submitted_unknown`. */
     TEV_RESPONSE_DEADLINE_MS: positiveMs.default(5000),
     /** Largest single TEV; above it the transfer is rejected (422, AMOUNT_ABOVE_LIMIT). Default R$ 1,000,000.00. */

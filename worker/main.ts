@@ -2,6 +2,7 @@ import { loadConfigOrExit } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
 import { openOrm } from '../src/persistence/orm.ts';
 import { connectTemporal, ensureSearchAttributes } from '../src/temporal/connection.ts';
+import { startOutboxRelay } from '../src/webhooks/relay.ts';
 import { createWorker } from './worker.ts';
 
 const config = loadConfigOrExit();
@@ -11,14 +12,16 @@ const orm = await openOrm(config.DATABASE_URL, config.DATABASE_POOL_MAX);
 const temporal = await connectTemporal(config);
 const added = await ensureSearchAttributes(temporal.connection, config.TEMPORAL_NAMESPACE);
 if (added.length > 0) logger.info({ searchAttributes: added }, 'search attributes registered');
-await temporal.connection.close();
 
 const { worker, connection } = await createWorker(config, orm, logger);
+const relay = startOutboxRelay(orm, temporal.client, config, logger);
 logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE, temporal: config.TEMPORAL_ADDRESS }, 'worker started');
 try {
   // The SDK runtime turns SIGINT/SIGTERM into a graceful shutdown: run() resolves once in-flight tasks finish.
   await worker.run();
 } finally {
+  await relay.stop();
+  await temporal.connection.close();
   await connection.close();
   await orm.close();
   logger.info('worker stopped');

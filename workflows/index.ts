@@ -2,3 +2,4 @@
 export { probeWorkflow } from './probe.ts';
 export { onboardingWorkflow } from './onboarding.ts';
 export { tevWorkflow } from './tev.ts';
+export { webhookDeliveryWorkflow } from './webhook-delivery.ts';

@@ -10,9 +10,10 @@ import { AppError } from '../shared/errors.ts';
 import { connectTemporal, type Temporal } from '../temporal/connection.ts';
 import { tenantCommands } from '../tenants/admin.ts';
 import type { AdminCommand } from './command.ts';
+import { webhookCommands } from '../webhooks/admin.ts';
 import { systemCommands } from './system.ts';
 
-const commands: Record<string, AdminCommand> = { ...tenantCommands, ...identityCommands, ...feeCommands, ...systemCommands };
+const commands: Record<string, AdminCommand> = { ...tenantCommands, ...identityCommands, ...feeCommands, ...webhookCommands, ...systemCommands };
 
 function fail(code: string, message: string, exitCode = 1): never {
   process.stderr.write(`${JSON.stringify({ code, message })}\n`);

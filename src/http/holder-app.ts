@@ -4,6 +4,7 @@ import { registerKycSandboxRoutes } from '../identity/kyc-sandbox.ts';
 import { registerIdentityRoutes } from '../identity/routes.ts';
 import { registerPixSandboxRoutes } from '../pix/sandbox-routes.ts';
 import type { Services } from '../services.ts';
+import { registerStatementRoutes } from '../statements/routes.ts';
 import { registerHolderTevRoutes } from '../transfers/holder-routes.ts';
 import { createHttpApp } from './app.ts';
 import { dependencyChecks } from './health.ts';
@@ -16,6 +17,7 @@ export function createHolderApp(services: Services): Express {
   const auth = holderAuthenticator(services);
   registerIdentityRoutes(router, registry, services, auth);
   registerHolderTevRoutes(router, registry, services, auth);
+  registerStatementRoutes(router, registry, services, auth);
   if (services.config.SANDBOX) {
     registerKycSandboxRoutes(router, registry, services);
     registerPixSandboxRoutes(router, registry, services);

@@ -3,6 +3,7 @@ import { registerFeeRoutes } from '../fees/routes.ts';
 import type { Services } from '../services.ts';
 import { apiKeyAuthenticator } from '../tenants/api-key-auth.ts';
 import { registerIntegrationTevRoutes } from '../transfers/integration-routes.ts';
+import { registerWebhookRoutes } from '../webhooks/routes.ts';
 import { createHttpApp } from './app.ts';
 import { dependencyChecks } from './health.ts';
 import { createRegistry, generateDocument } from './openapi.ts';
@@ -14,6 +15,7 @@ export function createIntegrationApp(services: Services): Express {
   const auth = apiKeyAuthenticator(services);
   registerIntegrationTevRoutes(router, registry, services, auth);
   registerFeeRoutes(router, registry, auth);
+  registerWebhookRoutes(router, registry, services, auth);
   return createHttpApp({
     name: 'Integration API',
     logger: services.logger.child({ app: 'integration' }),

@@ -2,6 +2,7 @@ import { Migration20261122000100_tenants } from './Migration20261122000100_tenan
 import { Migration20261122000200_holders_accounts } from './Migration20261122000200_holders_accounts.ts';
 import { Migration20261122000300_ledger } from './Migration20261122000300_ledger.ts';
 import { Migration20261122000400_transfers } from './Migration20261122000400_transfers.ts';
+import { Migration20261122000500_webhooks } from './Migration20261122000500_webhooks.ts';
 
 /** Every schema change, in order. New migrations are appended here. */
 export const migrations = [
@@ -9,4 +10,5 @@ export const migrations = [
   Migration20261122000200_holders_accounts,
   Migration20261122000300_ledger,
   Migration20261122000400_transfers,
+  Migration20261122000500_webhooks,
 ];

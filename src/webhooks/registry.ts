@@ -1,0 +1,98 @@
+import { createHash } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Client } from '@temporalio/client';
+import type { Account } from '../accounts/entities.ts';
+import type { Config } from '../config.ts';
+import type { EventType } from '../events/outbox.ts';
+import { AppError, notFound } from '../shared/errors.ts';
+import { newCuid } from '../shared/ids.ts';
+import { isoSaoPaulo } from '../shared/time.ts';
+import { resolvesToPublic } from './address-guard.ts';
+import { sealToken } from './token-box.ts';
+import { deliveryWorkflowId } from '../../workflows/webhook-delivery.ts';
+
+interface EndpointRow {
+  id: string;
+  pix_account_id: string;
+  url: string;
+  events: EventType[];
+  core_endpoint_id: string | null;
+  enabled: boolean;
+  request_hash: string;
+  created_at: string;
+}
+
+/** Section 2.7, without authToken (only the creation response carries it). */
+export function endpointView(row: EndpointRow) {
+  return {
+    id: row.id,
+    pixAccountId: row.pix_account_id,
+    url: row.url,
+    events: row.events,
+    coreEndpointId: row.core_endpoint_id,
+    enabled: row.enabled,
+    createdAt: isoSaoPaulo(new Date(row.created_at)),
+  };
+}
+
+export interface Registration {
+  url: string;
+  events: EventType[];
+  authToken: string;
+}
+
+/**
+ * Registers an endpoint for a Pix account. The Idempotency-Key makes a retry return the original record; the same
+ * key with another body is 409. Outside the sandbox, a URL whose host resolves to a private address is refused.
+ */
+export async function registerEndpoint(em: EntityManager, config: Config, account: Account, idempotencyKey: string, r: Registration) {
+  const hash = createHash('sha256').update(JSON.stringify([r.url, r.events, r.authToken])).digest('hex');
+  const existing = await em.execute<EndpointRow[]>('select * from webhook_endpoint where account_id = ? and idempotency_key = ?', [account.id, idempotencyKey]);
+  if (existing[0]) {
+    if (existing[0].request_hash !== hash) throw new AppError(409, 'IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used with a different request');
+    return { ...endpointView(existing[0]), authToken: r.authToken };
+  }
+  if (!config.SANDBOX && !(await resolvesToPublic(new URL(r.url)))) {
+    throw new AppError(400, 'WEBHOOK_URL_NOT_ALLOWED', 'The URL must resolve to public addresses only (no loopback, private, link-local or metadata hosts)', [
+      { path: 'body.url', message: 'resolves to a non-public address' },
+    ]);
+  }
+  const [row] = await em.execute<EndpointRow[]>(
+    `insert into webhook_endpoint (id, tenant_id, account_id, pix_account_id, url, events, auth_token_ciphertext, idempotency_key, request_hash)
+     values (?, ?, ?, ?, ?, ?::text[], ?, ?, ?)
+     on conflict (account_id, idempotency_key) do nothing
+     returning *`,
+    [newCuid(), account.tenantId, account.id, account.pixAccountId, r.url, `{${r.events.join(',')}}`, sealToken(r.authToken, config.KEY_PEPPER), idempotencyKey, hash],
+  );
+  // A concurrent request with the same key won the insert: answer as its retry.
+  if (!row) return registerEndpoint(em, config, account, idempotencyKey, r);
+  return { ...endpointView(row), authToken: r.authToken };
+}
+
+export async function listEndpoints(em: EntityManager, account: Account, limit: number, after: { createdAt: string; id: string } | null) {
+  const rows = await em.execute<EndpointRow[]>(
+    `select * from webhook_endpoint
+      where account_id = ? ${after ? 'and (created_at, id) < (?::timestamptz, ?)' : ''}
+      order by created_at desc, id desc limit ?`,
+    [account.id, ...(after ? [after.createdAt, after.id] : []), limit + 1],
+  );
+  return { rows: rows.slice(0, limit), hasMore: rows.length > limit, views: rows.slice(0, limit).map(endpointView) };
+}
+
+/** Soft delete: the record stays listed as disabled; pending deliveries are cancelled and their runs stopped. */
+export async function disableEndpoint(em: EntityManager, client: Client, account: Account, endpointId: string): Promise<{ id: string; enabled: false }> {
+  const pending = await em.transactional(async (tx) => {
+    const [row] = await tx.execute<{ id: string }[]>(
+      `update webhook_endpoint set enabled = false, disabled_at = coalesce(disabled_at, now()) where id = ? and account_id = ? returning id`,
+      [endpointId, account.id],
+    );
+    if (!row) throw notFound('Webhook endpoint');
+    return tx.execute<{ event_id: string }[]>(
+      `update webhook_delivery set status = 'CANCELLED', finished_at = now() where endpoint_id = ? and status = 'PENDING' returning event_id`,
+      [endpointId],
+    );
+  });
+  // The delivery activity re-checks `enabled` before every attempt, so a run that misses this cancel still stops.
+  await Promise.allSettled(pending.map((d) => client.workflow.getHandle(deliveryWorkflowId(d.event_id, endpointId)).cancel()));
+  return { id: endpointId, enabled: false };
+}
