@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../src/config.ts';
 import type { Orm } from '../src/persistence/orm.ts';
+import { approvalActivities } from './approvals.ts';
 import { onboardingActivities } from './onboarding.ts';
 import { probeActivities } from './probe.ts';
 import { tevActivities } from './tev.ts';
@@ -14,5 +15,5 @@ export interface ActivityDeps {
 }
 
 export function createActivities(deps: ActivityDeps) {
-  return { ...probeActivities(deps), ...onboardingActivities(deps), ...tevActivities(deps), ...webhookActivities(deps) };
+  return { ...probeActivities(deps), ...onboardingActivities(deps), ...tevActivities(deps), ...webhookActivities(deps), ...approvalActivities(deps) };
 }

@@ -53,6 +53,8 @@ const schema = z
     WEBHOOK_RETRY_WINDOW_MS: positiveMs.default(86_400_000),
     /** Extra CA certificate (PEM file) trusted for webhook receivers, besides the system's (tests use a self-signed one). */
     WEBHOOK_CA_FILE: z.string().min(1).optional(),
+    /** How long a payment waits for its approver before the request expires (dual approval). Default 24 h. */
+    APPROVAL_TTL_MS: positiveMs.default(86_400_000),
     /** How long an HTTP caller waits for a TEV outcome before getting `submitted_unknown`. */
     TEV_RESPONSE_DEADLINE_MS: positiveMs.default(5000),
     /** Largest single TEV; above it the transfer is rejected (422, AMOUNT_ABOVE_LIMIT). Default R$ 1,000,000.00. */

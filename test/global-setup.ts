@@ -1,4 +1,6 @@
 import { execFileSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { spawnService, waitForLine, type ManagedProcess } from '../scripts/lib/processes.ts';
 import { ensureTemporalBinary } from '../scripts/lib/temporal-binary.ts';
 import { startTemporalDevServer } from '../scripts/lib/temporal-server.ts';
@@ -9,8 +11,22 @@ import { freePort } from './support/ports.ts';
  * migrated and with the workflow bundle built once. Test files start their own api and worker processes against them.
  */
 export default async function globalSetup(): Promise<void> {
+  try {
+    await setUp();
+  } catch (err) {
+    // Jest runs no teardown after a failed setup: stop what was started.
+    const { default: teardown } = await import('./global-teardown.ts');
+    await teardown();
+    throw err;
+  }
+}
+
+async function setUp(): Promise<void> {
   const services: ManagedProcess[] = [];
-  (globalThis as { __services?: ManagedProcess[] }).__services = services;
+  // Each run owns its directory, so two runs on one machine never share (or wipe) a database.
+  const runDir = join('data', `test-run-${process.pid}`);
+  mkdirSync(runDir, { recursive: true });
+  Object.assign(globalThis, { __services: services, __runDir: runDir });
   const node = process.execPath;
   const log = (line: string) => process.env.TEST_DEBUG && process.stderr.write(`${line}\n`);
 
@@ -22,7 +38,7 @@ export default async function globalSetup(): Promise<void> {
     const pg = spawnService({
       name: 'postgres',
       command: node,
-      args: ['scripts/postgres-server.ts', '--data-dir', './data/test-pg', '--port', String(await freePort()), '--database', 'banking_test', '--fresh'],
+      args: ['scripts/postgres-server.ts', '--data-dir', join(runDir, 'pg'), '--port', String(await freePort()), '--database', 'banking_test', '--fresh'],
       onLine: (line) => {
         history.push(line);
         log(line);
@@ -44,7 +60,7 @@ export default async function globalSetup(): Promise<void> {
 
   const env = { ...process.env, DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporal.address, LOG_LEVEL: 'warn' };
   execFileSync(node, ['scripts/migrate.ts'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
-  const bundle = 'data/test-workflow-bundle.js';
+  const bundle = join(runDir, 'workflow-bundle.js');
   execFileSync(node, ['scripts/bundle-workflows.ts', bundle], { env, stdio: ['ignore', 'ignore', 'inherit'] });
   execFileSync(node, ['scripts/register-search-attributes.ts'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
 

@@ -3,3 +3,4 @@ export { probeWorkflow } from './probe.ts';
 export { onboardingWorkflow } from './onboarding.ts';
 export { tevWorkflow } from './tev.ts';
 export { webhookDeliveryWorkflow } from './webhook-delivery.ts';
+export { approvalWorkflow } from './approval.ts';

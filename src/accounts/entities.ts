@@ -20,6 +20,8 @@ export const Account = defineEntity({
     /** Changed only by the ledger, in the transaction that writes its entries. */
     balanceCents: p.bigint(),
     monthlyGoalCents: p.bigint(),
+    /** Dual approval: payments from this account wait for this holder's approval. */
+    approverHolderId: p.uuid().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
   },
 });

@@ -2,6 +2,7 @@
  * Operator command line: `npm run admin -- <command> [--flag value ...]`.
  * Prints one JSON object on stdout and exits 0; on error prints `{ "code", "message" }` on stderr and exits non-zero.
  */
+import { approvalCommands } from '../approvals/admin.ts';
 import { loadConfig } from '../config.ts';
 import { feeCommands } from '../fees/admin.ts';
 import { identityCommands } from '../identity/admin.ts';
@@ -13,7 +14,7 @@ import type { AdminCommand } from './command.ts';
 import { webhookCommands } from '../webhooks/admin.ts';
 import { systemCommands } from './system.ts';
 
-const commands: Record<string, AdminCommand> = { ...tenantCommands, ...identityCommands, ...feeCommands, ...webhookCommands, ...systemCommands };
+const commands: Record<string, AdminCommand> = { ...tenantCommands, ...identityCommands, ...feeCommands, ...webhookCommands, ...approvalCommands, ...systemCommands };
 
 function fail(code: string, message: string, exitCode = 1): never {
   process.stderr.write(`${JSON.stringify({ code, message })}\n`);

@@ -1,4 +1,5 @@
 import { Router, type Express } from 'express';
+import { registerApprovalRoutes } from '../approvals/routes.ts';
 import { holderAuthenticator } from '../identity/authenticator.ts';
 import { registerKycSandboxRoutes } from '../identity/kyc-sandbox.ts';
 import { registerIdentityRoutes } from '../identity/routes.ts';
@@ -17,6 +18,7 @@ export function createHolderApp(services: Services): Express {
   const auth = holderAuthenticator(services);
   registerIdentityRoutes(router, registry, services, auth);
   registerHolderTevRoutes(router, registry, services, auth);
+  registerApprovalRoutes(router, registry, services, auth);
   registerStatementRoutes(router, registry, services, auth);
   if (services.config.SANDBOX) {
     registerKycSandboxRoutes(router, registry, services);

@@ -1,11 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { EntryKind, MovementSource, PayoutStatus } from '../ledger/posting.ts';
+import { isoUtc } from '../shared/pagination.ts';
 
-/**
- * ISO 8601 UTC text of a timestamptz column, whatever the session time zone: `MS` (milliseconds) for responses,
- * `US` (microseconds, the column's full precision) for cursors, which must compare exactly.
- */
-export const isoUtc = (column: string, fraction: 'MS' | 'US' = 'MS') => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.${fraction}"Z"')`;
 
 /** A movement as the statement and the payout read it (bigints as text). */
 export interface MovementRow {

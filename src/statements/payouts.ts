@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { BANK_ISPB } from '../transfers/metadata.ts';
-import { entriesByMovement, isoUtc, MOVEMENT_COLUMNS, type MovementRow } from './movements.ts';
+import { isoUtc } from '../shared/pagination.ts';
+import { entriesByMovement, MOVEMENT_COLUMNS, type MovementRow } from './movements.ts';
 
 /** Section 2.5 of a payout whose debit was posted, for any channel: everything comes from its movement. */
 export async function payoutOfMovement(em: EntityManager, movementId: string) {

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Account } from '../accounts/entities.ts';
 import { centsToReais } from '../shared/money.ts';
-import { encodeCursor, type StatementCursor } from './cursor.ts';
+import { decodeCursor, encodeCursor } from '../shared/pagination.ts';
 import { entriesByMovement, MOVEMENT_COLUMNS, type EntryRow, type MovementRow } from './movements.ts';
 
 export interface StatementQuery {
@@ -9,7 +9,8 @@ export interface StatementQuery {
   startDate: string;
   endDate: string;
   limit: number;
-  cursor?: StatementCursor | undefined;
+  /** The previous page's nextCursor. */
+  cursor?: string | undefined;
 }
 
 const reais = (cents: string) => centsToReais(BigInt(cents));
@@ -39,21 +40,22 @@ function transaction(m: MovementRow, entries: EntryRow[], pixAccountId: string) 
  * `movement_statement_idx`: movements posted while a client pages are newer than its cursor (postings take their
  * timestamp under the account lock), so a walk neither repeats nor skips what existed when it started.
  */
-export async function statementPage(em: EntityManager, account: Account, q: StatementQuery) {
+export async function statementPage(em: EntityManager, account: Account, q: StatementQuery, cursorKey: string) {
+  const after = q.cursor === undefined ? null : decodeCursor(cursorKey, `statement:${account.id}`, q.cursor);
   const rows = await em.execute<MovementRow[]>(
     `select ${MOVEMENT_COLUMNS}
        from movement m
       where m.account_id = ?
         and m.created_at >= (?::date::timestamp at time zone 'UTC')
         and m.created_at < ((?::date + 1)::timestamp at time zone 'UTC')
-        ${q.cursor ? 'and (m.created_at, m.id) < (?::timestamptz, ?)' : ''}
+        ${after ? 'and (m.created_at, m.id) < (?::timestamptz, ?)' : ''}
       order by m.created_at desc, m.id desc
       limit ?`,
-    [account.id, q.startDate, q.endDate, ...(q.cursor ? [q.cursor.at, q.cursor.id] : []), q.limit + 1],
+    [account.id, q.startDate, q.endDate, ...(after ? [after.at, after.id] : []), q.limit + 1],
   );
   const page = rows.slice(0, q.limit);
   const last = page.at(-1);
-  const nextCursor = rows.length > q.limit && last ? encodeCursor({ at: last.position, id: last.id }) : null;
+  const nextCursor = rows.length > q.limit && last ? encodeCursor(cursorKey, `statement:${account.id}`, { at: last.position, id: last.id }) : null;
   const entries = await entriesByMovement(em, page.map((m) => m.id));
   return {
     transactions: page.map((m) => transaction(m, entries.get(m.id)!, account.pixAccountId)),

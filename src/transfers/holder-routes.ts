@@ -2,6 +2,8 @@ import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { randomUUID } from 'node:crypto';
 import type { Router } from 'express';
 import { Account } from '../accounts/entities.ts';
+import { ApprovalPending } from '../approvals/routes.ts';
+import { submitTevOrHold } from '../approvals/service.ts';
 import { authorizeWrite, operatingAccount } from '../accounts/operating.ts';
 import { accountIdParams, tenantHeaders } from '../http/common-schemas.ts';
 import { defineRoute } from '../http/route.ts';
@@ -15,7 +17,6 @@ import { AppError } from '../shared/errors.ts';
 import { reaisAmountSchema } from '../shared/money.ts';
 import { z } from '../shared/zod.ts';
 import { description, idempotencyKey, TevCreated } from './schemas.ts';
-import { submitTev } from './service.ts';
 import { holderTevReply } from './views.ts';
 
 const Beneficiary = z
@@ -84,6 +85,7 @@ export function registerHolderTevRoutes(router: Router, registry: OpenAPIRegistr
       .openapi('TevPayment'),
     responses: {
       200: { description: 'done', schema: z.object({ tev: TevCreated }) },
+      202: { description: 'Dual approval: held until the approver decides', schema: ApprovalPending },
       400: { description: 'Invalid input, unknown destination (DESTINATION_NOT_FOUND) or SAME_ACCOUNT' },
       403: { description: 'ONBOARDING_INCOMPLETE, ACCOUNT_NOT_APPROVED, INVALID_PIN, PIN_NOT_SET' },
       409: { description: 'IDEMPOTENCY_KEY_REUSED with a different body' },
@@ -97,7 +99,7 @@ export function registerHolderTevRoutes(router: Router, registry: OpenAPIRegistr
       if (!destination) throw new AppError(400, 'DESTINATION_NOT_FOUND', 'No account with this number in this tenant');
       if (destination.id === source.id) throw new AppError(400, 'SAME_ACCOUNT', 'The destination is the source account itself');
       await authorizeWrite(a, config, body.pin);
-      const result = await submitTev(services, {
+      const outcome = await submitTevOrHold(services, {
         tenantId: a.holder.tenantId,
         source,
         destination,
@@ -106,8 +108,8 @@ export function registerHolderTevRoutes(router: Router, registry: OpenAPIRegistr
         externalRef: null,
         idempotencyKey: headers['idempotency-key'] ?? randomUUID(),
         origin: 'HOLDER_API',
-      });
-      return holderTevReply(result);
+      }, a.holder.id);
+      return 'held' in outcome ? { status: 202, body: outcome.held } : holderTevReply(outcome.result);
     },
   });
 }

@@ -8,10 +8,12 @@ import { centsAmountSchema } from '../shared/money.ts';
 import { z } from '../shared/zod.ts';
 import { actingAccount, type IntegrationAuth } from '../tenants/api-key-auth.ts';
 import { assertAccountOperational } from '../accounts/service.ts';
+import { ApprovalPending } from '../approvals/routes.ts';
+import { submitTevOrHold } from '../approvals/service.ts';
 import { assertOnboarded } from '../identity/service.ts';
 import { Holder } from '../identity/entities.ts';
 import { description, idempotencyKey, TevCreated, TevRead } from './schemas.ts';
-import { findDestination, submitTev } from './service.ts';
+import { findDestination } from './service.ts';
 import { integrationTevReply } from './views.ts';
 
 export const pixAccountHeader = z.object({
@@ -57,6 +59,7 @@ export function registerIntegrationTevRoutes(router: Router, registry: OpenAPIRe
       .openapi('TevRequest'),
     responses: {
       200: { description: 'done', schema: TevCreated },
+      202: { description: 'Dual approval: held until the approver decides', schema: ApprovalPending },
       400: { description: 'Invalid input, DESTINATION_NOT_FOUND, SAME_ACCOUNT' },
       403: { description: 'ACCOUNT_NOT_IN_KEY_SCOPE, ONBOARDING_INCOMPLETE, ACCOUNT_NOT_APPROVED' },
       409: { description: 'IDEMPOTENCY_KEY_REUSED or EXTERNAL_REF_TAKEN' },
@@ -69,7 +72,7 @@ export function registerIntegrationTevRoutes(router: Router, registry: OpenAPIRe
       assertAccountOperational(source);
       const destination = await findDestination(a.em, a.principal.tenantId, body.destinationBranch, body.destinationAccount);
       if (!destination) throw new AppError(400, 'DESTINATION_NOT_FOUND', 'No account with this branch and number in this tenant');
-      const result = await submitTev(services, {
+      const outcome = await submitTevOrHold(services, {
         tenantId: a.principal.tenantId,
         source,
         destination,
@@ -78,8 +81,8 @@ export function registerIntegrationTevRoutes(router: Router, registry: OpenAPIRe
         externalRef: body.externalRef ?? null,
         idempotencyKey: headers['idempotency-key'],
         origin: 'INTEGRATION_API',
-      });
-      return integrationTevReply(result);
+      }, source.holderId!);
+      return 'held' in outcome ? { status: 202, body: outcome.held } : integrationTevReply(outcome.result);
     },
   });
 

@@ -74,15 +74,12 @@ const stored = (row: StoredTev): TevResult | null =>
       };
 
 /**
- * Records the transfer (PostgreSQL is the durable record of idempotency keys and results), then runs its workflow
- * with Update-with-Start and waits for the outcome until the deadline: `done`, `rejected`, or `submitted_unknown`
- * (the workflow still resolves it by itself). A key reused with another body is 409; with the same body, the
- * original result.
+ * Records the transfer in PostgreSQL, the durable record of idempotency keys and results. A key reused with another
+ * body is 409; with the same body, the stored result once the transfer has resolved.
  */
-export async function submitTev({ orm, temporal, config }: Services, r: TevRequest): Promise<TevResult> {
+export async function recordTev(em: EntityManager, pepper: string, r: TevRequest): Promise<{ tevId: string; stored: TevResult | null }> {
   if (r.source.id === r.destination.id) throw new AppError(400, 'SAME_ACCOUNT', 'The destination is the source account itself');
-  const em = orm.em.fork();
-  const tevId = tevIdFor(config.KEY_PEPPER, r.source.id, r.idempotencyKey);
+  const tevId = tevIdFor(pepper, r.source.id, r.idempotencyKey);
   const hash = requestHash(r);
   let inserted: StoredTev[];
   try {
@@ -100,14 +97,22 @@ export async function submitTev({ orm, temporal, config }: Services, r: TevReque
     }
     throw err;
   }
-  if (inserted.length === 0) {
-    const [existing] = await em.execute<StoredTev[]>(`select ${STORED_COLUMNS} from tev_transfer where id = ?`, [tevId]);
-    if (existing!.request_hash !== hash) {
-      throw new AppError(409, 'IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used with a different request');
-    }
-    const result = stored(existing!);
-    if (result) return result;
+  if (inserted.length > 0) return { tevId, stored: null };
+  const [existing] = await em.execute<StoredTev[]>(`select ${STORED_COLUMNS} from tev_transfer where id = ?`, [tevId]);
+  if (existing!.request_hash !== hash) {
+    throw new AppError(409, 'IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used with a different request');
   }
+  return { tevId, stored: stored(existing!) };
+}
+
+/**
+ * Records the transfer, then runs its workflow with Update-with-Start and waits for the outcome until the deadline:
+ * `done`, `rejected`, or `submitted_unknown` (the workflow still resolves it by itself).
+ */
+export async function submitTev({ orm, temporal, config }: Services, r: TevRequest): Promise<TevResult> {
+  const em = orm.em.fork();
+  const { tevId, stored: result } = await recordTev(em, config.KEY_PEPPER, r);
+  if (result) return result;
 
   const client = temporal.client;
   const start = new WithStartWorkflowOperation(tevWorkflow, {

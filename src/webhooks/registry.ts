@@ -6,6 +6,7 @@ import type { Config } from '../config.ts';
 import type { EventType } from '../events/outbox.ts';
 import { AppError, notFound } from '../shared/errors.ts';
 import { newCuid } from '../shared/ids.ts';
+import { decodeCursor, isoUtc, pageOf } from '../shared/pagination.ts';
 import { isoSaoPaulo } from '../shared/time.ts';
 import { resolvesToPublic } from './address-guard.ts';
 import { sealToken } from './token-box.ts';
@@ -69,14 +70,17 @@ export async function registerEndpoint(em: EntityManager, config: Config, accoun
   return { ...endpointView(row), authToken: r.authToken };
 }
 
-export async function listEndpoints(em: EntityManager, account: Account, limit: number, after: { createdAt: string; id: string } | null) {
-  const rows = await em.execute<EndpointRow[]>(
-    `select * from webhook_endpoint
+export async function listEndpoints(em: EntityManager, cursorKey: string, account: Account, limit: number, cursor: string | undefined) {
+  const scope = `webhooks:${account.id}`;
+  const after = cursor === undefined ? null : decodeCursor(cursorKey, scope, cursor);
+  const rows = await em.execute<(EndpointRow & { position: string })[]>(
+    `select *, ${isoUtc('created_at', 'US')} as position from webhook_endpoint
       where account_id = ? ${after ? 'and (created_at, id) < (?::timestamptz, ?)' : ''}
       order by created_at desc, id desc limit ?`,
-    [account.id, ...(after ? [after.createdAt, after.id] : []), limit + 1],
+    [account.id, ...(after ? [after.at, after.id] : []), limit + 1],
   );
-  return { rows: rows.slice(0, limit), hasMore: rows.length > limit, views: rows.slice(0, limit).map(endpointView) };
+  const { items, pagination } = pageOf(rows, limit, cursorKey, scope);
+  return { webhooks: items.map(endpointView), pagination };
 }
 
 /** Soft delete: the record stays listed as disabled; pending deliveries are cancelled and their runs stopped. */

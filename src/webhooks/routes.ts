@@ -5,7 +5,7 @@ import { pixAccountParams } from '../fees/routes.ts';
 import type { Authenticator } from '../http/route.ts';
 import { defineRoute } from '../http/route.ts';
 import type { Services } from '../services.ts';
-import { decodeCursor, encodeCursor, pageQuery } from '../shared/pagination.ts';
+import { pageQuery } from '../shared/pagination.ts';
 import { z } from '../shared/zod.ts';
 import { scopedAccount, type IntegrationAuth } from '../tenants/api-key-auth.ts';
 import { idempotencyKey } from '../transfers/schemas.ts';
@@ -74,10 +74,7 @@ export function registerWebhookRoutes(router: Router, registry: OpenAPIRegistry,
     },
     async handler({ auth: a, params, query }) {
       const account = await scopedAccount(a, params.accountId);
-      const page = await listEndpoints(a.em, account, query.limit, query.cursor ? decodeCursor(query.cursor) : null);
-      const last = page.rows.at(-1);
-      const nextCursor = page.hasMore && last ? encodeCursor({ createdAt: last.created_at, id: last.id }) : null;
-      return { status: 200, body: { webhooks: page.views, pagination: { limit: query.limit, nextCursor, hasMore: nextCursor !== null } } };
+      return { status: 200, body: await listEndpoints(a.em, config.KEY_PEPPER, account, query.limit, query.cursor) };
     },
   });
 

@@ -3,6 +3,7 @@ import { Migration20261122000200_holders_accounts } from './Migration20261122000
 import { Migration20261122000300_ledger } from './Migration20261122000300_ledger.ts';
 import { Migration20261122000400_transfers } from './Migration20261122000400_transfers.ts';
 import { Migration20261122000500_webhooks } from './Migration20261122000500_webhooks.ts';
+import { Migration20261122000600_approvals } from './Migration20261122000600_approvals.ts';
 
 /** Every schema change, in order. New migrations are appended here. */
 export const migrations = [
@@ -11,4 +12,5 @@ export const migrations = [
   Migration20261122000300_ledger,
   Migration20261122000400_transfers,
   Migration20261122000500_webhooks,
+  Migration20261122000600_approvals,
 ];

@@ -1,0 +1,51 @@
+import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
+import type { Router } from 'express';
+import { getOwnAccount } from '../accounts/service.ts';
+import { accountIdParams, tenantHeaders } from '../http/common-schemas.ts';
+import { defineRoute, type Authenticator } from '../http/route.ts';
+import type { HolderAuth } from '../identity/authenticator.ts';
+import type { Services } from '../services.ts';
+import { notFound } from '../shared/errors.ts';
+import { tevPayout } from './payouts.ts';
+import { payoutParams, Payout, statementQuery, StatementPage } from './schemas.ts';
+import { statementPage } from './service.ts';
+
+/** Read-only views of the holder's own account: they need no KYC completion, only the account's owner. */
+export function registerStatementRoutes(router: Router, registry: OpenAPIRegistry, { config }: Services, auth: Authenticator<HolderAuth>): void {
+  // Cursors are signed with the pepper (as tevIds are derived from it): rotating it only ends walks in progress.
+  const cursorKey = config.KEY_PEPPER;
+
+  defineRoute(router, registry, {
+    method: 'get',
+    path: '/accounts/:accountId/transactions',
+    tags: ['Statements'],
+    summary: 'Statement: the transactions of a date range, newest first, with cursor pagination',
+    headers: tenantHeaders,
+    auth,
+    params: accountIdParams,
+    query: statementQuery,
+    responses: { 200: { description: 'One page of transactions', schema: StatementPage } },
+    async handler({ auth: a, params, query }) {
+      const account = await getOwnAccount(a.em, a.holder, params.accountId);
+      return { status: 200, body: await statementPage(a.em, account, query, cursorKey) };
+    },
+  });
+
+  defineRoute(router, registry, {
+    method: 'get',
+    path: '/accounts/:accountId/payouts/:payoutId',
+    tags: ['Payouts'],
+    summary: 'A payment sent from the account, by its payoutId (a TEV by its tevId)',
+    headers: tenantHeaders,
+    auth,
+    params: payoutParams,
+    responses: { 200: { description: 'The payout', schema: Payout }, 404: { description: 'Unknown, or not sent from this account' } },
+    async handler({ auth: a, params }) {
+      const account = await getOwnAccount(a.em, a.holder, params.accountId);
+      // Pix and QR Code payouts add their lookup here; once posted they answer with payoutOfMovement too.
+      const payout = await tevPayout(a.em, account.id, params.payoutId);
+      if (!payout) throw notFound('Payout');
+      return { status: 200, body: payout };
+    },
+  });
+}
