@@ -53,6 +53,11 @@ const schema = z
     WEBHOOK_RETRY_WINDOW_MS: positiveMs.default(86_400_000),
     /** Extra CA certificate (PEM file) trusted for webhook receivers, besides the system's (tests use a self-signed one). */
     WEBHOOK_CA_FILE: z.string().min(1).optional(),
+    /** Pix: how often a payout's settlement asks the provider, and how long after settlement it watches for refunds. */
+    PIX_POLL_MS: positiveMs.default(1_000),
+    PIX_REFUND_WATCH_MS: positiveMs.default(3_600_000),
+    /** The sandbox PSP settles a payout this long after submission (and refunds as long after that). */
+    SANDBOX_PIX_SETTLE_MS: positiveMs.default(2_000),
     /** How long a payment waits for its approver before the request expires (dual approval). Default 24 h. */
     APPROVAL_TTL_MS: positiveMs.default(86_400_000),
     /** How long an HTTP caller waits for a TEV outcome before getting `submitted_unknown`. */

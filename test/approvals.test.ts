@@ -17,7 +17,7 @@ let stranger: Onboarded;
 let ownerKey: string;
 beforeAll(async () => {
   // Requests expire after 4 s here (24 h by default).
-  platform = await startPlatform({ APPROVAL_TTL_MS: '4000' });
+  platform = await startPlatform({ APPROVAL_TTL_MS: '4000', SANDBOX_PIX_SETTLE_MS: '300', PIX_POLL_MS: '150' });
   tenantId = await newTenant(platform);
   [owner, approver, payee, stranger] = (await Promise.all([0, 1, 2, 3].map(() => onboarded(platform, tenantId)))) as [Onboarded, Onboarded, Onboarded, Onboarded];
   ownerKey = await apiKey(platform, tenantId, await pixAccountIdOf(platform, tenantId, owner.document));
@@ -153,6 +153,28 @@ describe('dual approval', () => {
       await connection.close();
     }
   }, 90_000);
+
+  test('a Pix payment is held too; approval debits it and the payout settles on its own', async () => {
+    const before = await balanceOf(owner.account.id);
+    const pix = (amount: number) =>
+      http('POST', `${platform.holderUrl}/pix/payment`, {
+        body: { accountId: owner.account.id, pin: owner.pin, pixKey: 'loja@example.com', pixKeyType: 'EMAIL', amount },
+        headers: tenantHeaders(tenantId, owner.token),
+      });
+    const held = await pix(12);
+    expect(held.status).toBe(202);
+    expect(held.body).toEqual({ approvalRequestId: expect.any(String), status: 'PENDING', expiresAt: expect.any(String) });
+    expect(await balanceOf(owner.account.id)).toBe(before);
+    expect((await read(approver, held.body.approvalRequestId)).body).toMatchObject({ kind: 'PIX', amountCents: '1200', destination: { pixKey: 'loja@example.com', pixKeyType: 'EMAIL' } });
+    const done = await decide(approver, held.body.approvalRequestId, 'approve');
+    expect(done.body).toMatchObject({ status: 'EXECUTED', result: { payoutId: expect.any(String), status: 'PROCESSING', reason: null } });
+    expect(await balanceOf(owner.account.id)).toBe(before - 1200n);
+    const payout = await waitFor(async () => {
+      const r = await http('GET', `${platform.holderUrl}/accounts/${owner.account.id}/payouts/${done.body.result.payoutId}`, { headers: tenantHeaders(tenantId, owner.token) });
+      return r.body.status === 'POSTED' ? r.body : undefined;
+    }, 20_000, 'settlement');
+    expect(payout.source).toBe('PIX_OUT');
+  });
 
   test('operator command validation', async () => {
     const self = await admin(platform.env, 'account:dual-approval', '--account', owner.account.id, '--approver-document', owner.document);

@@ -24,6 +24,8 @@ export async function createWorker(config: Config, orm: Orm, logger: Logger): Pr
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     ...workflowSource,
     activities: createActivities({ config, orm, logger }),
+    // On SIGTERM, activities in flight finish (they are short) instead of waiting out their timeout on another worker.
+    shutdownGraceTime: '10 seconds',
   });
   return { worker, connection };
 }

@@ -4,3 +4,5 @@ export { onboardingWorkflow } from './onboarding.ts';
 export { tevWorkflow } from './tev.ts';
 export { webhookDeliveryWorkflow } from './webhook-delivery.ts';
 export { approvalWorkflow } from './approval.ts';
+export { pixPayoutWorkflow } from './pix-payout.ts';
+export { pixChargeWorkflow } from './pix-charge.ts';

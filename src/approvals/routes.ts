@@ -18,16 +18,19 @@ export const ApprovalRequest = z
   .object({
     approvalRequestId: z.uuid(),
     status: z.enum(STATUSES),
-    kind: z.literal('TEV'),
+    kind: z.enum(['TEV', 'PIX']),
     accountId: z.uuid(),
     amountCents: z.string(),
-    destination: z.object({ branch: z.string(), account: z.string() }),
+    destination: z.union([z.object({ branch: z.string(), account: z.string() }), z.object({ pixKey: z.string(), pixKeyType: z.string(), name: z.string() })]),
     description: z.string().nullable(),
     externalRef: z.string().nullable(),
     createdAt: z.string(),
     expiresAt: z.string(),
     decidedAt: z.string().nullable(),
-    result: z.object({ tevId: z.string(), status: z.enum(['DONE', 'FAILED']), reason: z.string().nullable() }).nullable(),
+    result: z
+      .object({ tevId: z.string().optional(), payoutId: z.string().optional(), status: z.enum(['DONE', 'PROCESSING', 'FAILED']), reason: z.string().nullable() })
+      .nullable()
+      .openapi({ description: 'The payment once it ran: a TEV (DONE or FAILED) or a Pix payout (PROCESSING, then read it as a payout; or FAILED)' }),
   })
   .openapi('ApprovalRequest');
 

@@ -3,6 +3,8 @@ import { registerApprovalRoutes } from '../approvals/routes.ts';
 import { holderAuthenticator } from '../identity/authenticator.ts';
 import { registerKycSandboxRoutes } from '../identity/kyc-sandbox.ts';
 import { registerIdentityRoutes } from '../identity/routes.ts';
+import { registerPixPaymentRoutes } from '../pix/payment-routes.ts';
+import { registerPixChargeSandboxRoutes } from '../pix/charge-sandbox-routes.ts';
 import { registerPixSandboxRoutes } from '../pix/sandbox-routes.ts';
 import type { Services } from '../services.ts';
 import { registerStatementRoutes } from '../statements/routes.ts';
@@ -19,10 +21,12 @@ export function createHolderApp(services: Services): Express {
   registerIdentityRoutes(router, registry, services, auth);
   registerHolderTevRoutes(router, registry, services, auth);
   registerApprovalRoutes(router, registry, services, auth);
+  registerPixPaymentRoutes(router, registry, services, auth);
   registerStatementRoutes(router, registry, services, auth);
   if (services.config.SANDBOX) {
     registerKycSandboxRoutes(router, registry, services);
     registerPixSandboxRoutes(router, registry, services);
+    registerPixChargeSandboxRoutes(router, registry, services);
   }
   return createHttpApp({
     name: 'Holder API',

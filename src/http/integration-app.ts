@@ -1,5 +1,6 @@
 import { Router, type Express } from 'express';
 import { registerFeeRoutes } from '../fees/routes.ts';
+import { registerPixChargeRoutes } from '../pix/charge-routes.ts';
 import type { Services } from '../services.ts';
 import { apiKeyAuthenticator } from '../tenants/api-key-auth.ts';
 import { registerIntegrationTevRoutes } from '../transfers/integration-routes.ts';
@@ -16,6 +17,7 @@ export function createIntegrationApp(services: Services): Express {
   registerIntegrationTevRoutes(router, registry, services, auth);
   registerFeeRoutes(router, registry, auth);
   registerWebhookRoutes(router, registry, services, auth);
+  registerPixChargeRoutes(router, registry, services, auth);
   return createHttpApp({
     name: 'Integration API',
     logger: services.logger.child({ app: 'integration' }),

@@ -7,7 +7,10 @@ import { entriesByMovement, MOVEMENT_COLUMNS, type MovementRow } from './movemen
 export async function payoutOfMovement(em: EntityManager, movementId: string) {
   const [m] = await em.execute<MovementRow[]>(`select ${MOVEMENT_COLUMNS} from movement m where m.id = ?`, [movementId]);
   if (!m) throw new Error(`unknown movement ${movementId}`);
-  const entries = (await entriesByMovement(em, [m.id])).get(m.id)!;
+  // Money returned for it (failure, cancellation, refund) shows as its REVERSAL entries.
+  const returns = await em.execute<{ id: string }[]>('select id from movement where reverses_movement_id = ? and account_id = (select account_id from movement where id = ?) order by created_at', [m.id, m.id]);
+  const byMovement = await entriesByMovement(em, [m.id, ...returns.map((r) => r.id)]);
+  const entries = [m.id, ...returns.map((r) => r.id)].flatMap((id) => byMovement.get(id) ?? []);
   return {
     id: m.id,
     type: m.direction,
@@ -84,6 +87,41 @@ export async function tevPayout(em: EntityManager, accountId: string, tevId: str
         branchDigit: null,
         accountModel: 'INTERNAL',
       },
+    },
+  };
+}
+
+/**
+ * A Pix or QR Code payout of the account that sent it. Once debited it is its movement (status, endToEndId and
+ * paymentDate follow settlement); before the debit it is PENDING, and refused before any debit it is FAILED.
+ */
+export async function pixPayout(em: EntityManager, accountId: string, payoutId: string) {
+  const [p] = await em.execute<{ id: string; status: string; channel: 'PIX_OUT' | 'QR_CODE_OUT'; movement_id: string | null; description: string; created_at: string; beneficiary: Record<string, unknown>; pix_key: string; pix_key_type: string; payer_branch: string; payer_account: string; pix_account_id: string }[]>(
+    `select p.id, p.status, p.channel, p.movement_id, p.description, ${isoUtc('p.created_at')} as created_at, p.beneficiary, p.pix_key, p.pix_key_type,
+            a.agency as payer_branch, a.number as payer_account, a.pix_account_id
+       from pix_payout p join account a on a.id = p.account_id
+      where p.id = ? and p.account_id = ?`,
+    [payoutId, accountId],
+  );
+  if (!p) return null;
+  if (p.movement_id) return payoutOfMovement(em, p.movement_id);
+  return {
+    id: p.id,
+    type: 'DEBIT' as const,
+    status: p.status === 'REQUESTED' ? ('PENDING' as const) : ('FAILED' as const),
+    source: p.channel,
+    description: p.description,
+    externalRef: null,
+    feeAmount: null,
+    reversesMovementId: null,
+    createdAt: p.created_at,
+    entries: [],
+    metadata: {
+      date: p.created_at,
+      endToEndId: null,
+      payer: { branch: p.payer_branch, account: p.payer_account },
+      beneficiary: { ...p.beneficiary, pixKey: p.pix_key, pixKeyType: p.pix_key_type },
+      pixAccountId: p.pix_account_id,
     },
   };
 }

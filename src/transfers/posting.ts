@@ -22,6 +22,7 @@ interface TevRow {
   source_movement_id: string | null;
   destination_movement_id: string | null;
   resolved_at: string | null;
+  created_at: string;
 }
 
 /** Why a transfer is refused (the `reason` of a 422 `rejected`). */
@@ -108,7 +109,8 @@ export async function postTev(em: EntityManager, config: Config, tevId: string):
       return outcomeOf(row!);
     }
 
-    const date = occurredAt.toISOString();
+    // `date` is when the transfer was submitted; `paymentDate` when it settled.
+    const date = new Date(tev.created_at).toISOString();
     const common = {
       tenantId: tev.tenant_id,
       operationId: tev.id,

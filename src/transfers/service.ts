@@ -6,6 +6,7 @@ import { Account } from '../accounts/entities.ts';
 import { AGENCY } from '../accounts/service.ts';
 import type { Services } from '../services.ts';
 import { AppError } from '../shared/errors.ts';
+import { updateWithStartWithin } from '../temporal/early-return.ts';
 import { SearchAttributes } from '../temporal/search-attributes.ts';
 import { tevOutcome, tevWorkflow, tevWorkflowId, type TevOutcome } from '../../workflows/tev.ts';
 
@@ -128,15 +129,10 @@ export async function submitTev({ orm, temporal, config }: Services, r: TevReque
       { key: SearchAttributes.TevId, value: tevId },
     ],
   });
-  try {
-    const outcome = await client.withDeadline(Date.now() + config.TEV_RESPONSE_DEADLINE_MS, () =>
-      client.workflow.executeUpdateWithStart(tevOutcome, { startWorkflowOperation: start }),
-    );
-    return { kind: outcome.status === 'DONE' ? 'done' : 'rejected', outcome };
-  } catch {
-    // No outcome in time (worker down, database slow) or an interrupted call: the run, if it started, settles the
-    // transfer; if it did not, a retry with the same Idempotency-Key starts it.
-    const [row] = await em.execute<StoredTev[]>(`select ${STORED_COLUMNS} from tev_transfer where id = ?`, [tevId]);
-    return stored(row!) ?? { kind: 'submitted_unknown', tevId, reason: 'The outcome is not known yet; the platform resolves it by itself. Follow GET /v1/tev/:id or the tev.out.* events.' };
-  }
+  const outcome = await updateWithStartWithin(client, config.TEV_RESPONSE_DEADLINE_MS, tevOutcome, start);
+  if (outcome) return { kind: outcome.status === 'DONE' ? 'done' : 'rejected', outcome };
+  // No outcome in time or an interrupted call: the run, if it started, settles the transfer; if it did not, a retry
+  // with the same Idempotency-Key starts it.
+  const [row] = await em.execute<StoredTev[]>(`select ${STORED_COLUMNS} from tev_transfer where id = ?`, [tevId]);
+  return stored(row!) ?? { kind: 'submitted_unknown', tevId, reason: 'The outcome is not known yet; the platform resolves it by itself. Follow GET /v1/tev/:id or the tev.out.* events.' };
 }

@@ -13,7 +13,7 @@ export class Migration20261122000600_approvals extends Migration {
         account_id uuid not null references account (id),
         requester_holder_id uuid not null references holder (id),
         approver_holder_id uuid not null references holder (id),
-        kind text not null check (kind in ('TEV')),
+        kind text not null check (kind in ('TEV', 'PIX')),
         payload jsonb not null,
         idempotency_key text not null,
         request_hash text not null,

@@ -4,6 +4,8 @@ import { Migration20261122000300_ledger } from './Migration20261122000300_ledger
 import { Migration20261122000400_transfers } from './Migration20261122000400_transfers.ts';
 import { Migration20261122000500_webhooks } from './Migration20261122000500_webhooks.ts';
 import { Migration20261122000600_approvals } from './Migration20261122000600_approvals.ts';
+import { Migration20261122000700_pix_payouts } from './Migration20261122000700_pix_payouts.ts';
+import { Migration20261122000800_charges } from './Migration20261122000800_charges.ts';
 
 /** Every schema change, in order. New migrations are appended here. */
 export const migrations = [
@@ -13,4 +15,6 @@ export const migrations = [
   Migration20261122000400_transfers,
   Migration20261122000500_webhooks,
   Migration20261122000600_approvals,
+  Migration20261122000700_pix_payouts,
+  Migration20261122000800_charges,
 ];
