@@ -279,7 +279,11 @@ describe('GET /accounts/:accountId/transactions', () => {
     expect((await statement(alice, 'not-a-uuid')).status).toBe(400);
 
     const newcomer = await register(platform, tenantId);
-    const { accounts } = (await login(platform, newcomer)).body;
+    // The onboarding workflow provisions the (PENDING) account just after registration.
+    const accounts = await waitFor(async () => {
+      const a = (await login(platform, newcomer)).body.accounts;
+      return a.length ? a : undefined;
+    }, 20_000, 'account provisioning');
     const own = await statement(newcomer, accounts[0].id);
     expect(own.status).toBe(200);
     expect(own.body).toEqual({ transactions: [], pagination: { limit: 20, nextCursor: null, hasMore: false } });

@@ -72,11 +72,14 @@ describe('concurrency', () => {
     const key = await apiKey(platform, t, await pixAccountIdOf(platform, t, payer.document));
     await fund(platform, t, payer.account.id, 1_000);
     const results = await Promise.all(Array.from({ length: 50 }, () => apiTev(key, payee, 30)));
-    const done = results.filter((r) => r.status === 200).length;
-    const rejected = results.filter((r) => r.status === 422);
-    expect(done).toBe(33);
-    expect(rejected.length).toBe(17);
-    expect(new Set(rejected.map((r) => r.body.reason))).toEqual(new Set(['INSUFFICIENT_BALANCE']));
+    // Under load some answers may be submitted_unknown (502); the platform resolves them, so judge the end state.
+    expect(results.every((r) => [200, 422, 502].includes(r.status))).toBe(true);
+    const outcomes = await waitFor(async () => {
+      const rows = await sql(`select status, reason from tev_transfer where source_account_id = $1`, [payer.account.id]);
+      return rows.every((r) => r.status !== 'PROCESSING') ? rows : undefined;
+    }, 30_000, 'every transfer resolved');
+    expect(outcomes.filter((r) => r.status === 'DONE')).toHaveLength(33);
+    expect(outcomes.filter((r) => r.status === 'FAILED').map((r) => r.reason)).toEqual(Array(17).fill('INSUFFICIENT_BALANCE'));
     expect(await balanceOf(payer.account.id)).toBe(10n);
     expect(await balanceOf(payee.account.id)).toBe(990n);
     await expectLedgerConsistent(t);

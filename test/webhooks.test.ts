@@ -20,6 +20,7 @@ const TOKEN = 'whsec-test-token-with-at-least-32-characters';
 
 beforeAll(async () => {
   platform = await startPlatform({
+    OUTBOX_RELAY: '1',
     WEBHOOK_CA_FILE: testCertificate().certFile,
     WEBHOOK_RETRY_INITIAL_MS: '400',
     WEBHOOK_RETRY_MAX_MS: '1500',

@@ -14,13 +14,13 @@ const added = await ensureSearchAttributes(temporal.connection, config.TEMPORAL_
 if (added.length > 0) logger.info({ searchAttributes: added }, 'search attributes registered');
 
 const { worker, connection } = await createWorker(config, orm, logger);
-const relay = startOutboxRelay(orm, temporal.client, config, logger);
+const relay = config.OUTBOX_RELAY ? startOutboxRelay(orm, temporal.client, config, logger) : null;
 logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE, temporal: config.TEMPORAL_ADDRESS }, 'worker started');
 try {
   // The SDK runtime turns SIGINT/SIGTERM into a graceful shutdown: run() resolves once in-flight tasks finish.
   await worker.run();
 } finally {
-  await relay.stop();
+  await relay?.stop();
   await temporal.connection.close();
   await connection.close();
   await orm.close();

@@ -23,6 +23,9 @@ export function testEnv(overrides: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
     TEMPORAL_TASK_QUEUE: `test-${randomUUID()}`,
     DATABASE_POOL_MAX: '10',
     SANDBOX: '1',
+    // Test files share one database: only the file that tests webhook delivery relays the outbox, so no other
+    // file's worker (another task queue, no test CA) picks up its events.
+    OUTBOX_RELAY: '0',
     // Tests name their client address with X-Forwarded-For, so rate limits of one test do not reach another.
     TRUST_PROXY: 'loopback',
     // Readiness is read from the processes' info lines; they are printed only with TEST_DEBUG=1.
