@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { createId } from '@paralleldrive/cuid2';
 import { adminOk } from './support/admin.ts';
 import { closeDb, sql } from './support/db.ts';
-import { fund, login, newTenant, onboarded, pixAccountIdOf, register, tenantHeaders, waitFor, type Onboarded } from './support/fixtures.ts';
+import { fund, newTenant, onboarded, pixAccountIdOf, registeredWithAccount, tenantHeaders, waitFor, type Onboarded } from './support/fixtures.ts';
 import { http } from './support/http.ts';
 import { expectLedgerConsistent } from './support/ledger.ts';
 import { startPlatform, type Platform } from './support/platform.ts';
@@ -278,13 +278,8 @@ describe('GET /accounts/:accountId/transactions', () => {
     expect((await http('GET', `${platform.holderUrl}/accounts/${alice.account.id}/transactions?startDate=2026-01-01&endDate=2026-01-02`, { headers: tenantHeaders(tenantId) })).status).toBe(401);
     expect((await statement(alice, 'not-a-uuid')).status).toBe(400);
 
-    const newcomer = await register(platform, tenantId);
-    // The onboarding workflow provisions the (PENDING) account just after registration.
-    const accounts = await waitFor(async () => {
-      const a = (await login(platform, newcomer)).body.accounts;
-      return a.length ? a : undefined;
-    }, 20_000, 'account provisioning');
-    const own = await statement(newcomer, accounts[0].id);
+    const newcomer = await registeredWithAccount(platform, tenantId);
+    const own = await statement(newcomer, newcomer.accountId);
     expect(own.status).toBe(200);
     expect(own.body).toEqual({ transactions: [], pagination: { limit: 20, nextCursor: null, hasMore: false } });
   });

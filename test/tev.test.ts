@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { adminOk } from './support/admin.ts';
 import { closeDb, sql } from './support/db.ts';
-import { apiKey, fund, newTenant, onboarded, pixAccountIdOf, register, tenantHeaders, login, type Onboarded } from './support/fixtures.ts';
+import { apiKey, fund, newTenant, onboarded, pixAccountIdOf, registeredWithAccount, tenantHeaders, type Onboarded } from './support/fixtures.ts';
 import { http } from './support/http.ts';
 import { balanceOf, expectLedgerConsistent } from './support/ledger.ts';
 import { startPlatform, type Platform } from './support/platform.ts';
@@ -123,13 +123,11 @@ describe('holder TEV (two steps)', () => {
   });
 
   test('a holder whose KYC is not done gets 403 ONBOARDING_INCOMPLETE on TEV operations', async () => {
-    const fresh = await register(platform, tenantId);
-    const { body } = await login(platform, fresh);
-    const accountId = body.accounts[0]?.id ?? randomUUID();
-    for (const path of ['tev/payment', 'tev/beneficiary']) {
-      const res = await http('POST', `${platform.holderUrl}/accounts/${accountId}/${path}`, { body: { accountNumber: bob.account.number, amount: 1, pin: '2580', document: bob.document }, headers: tenantHeaders(tenantId, fresh.token) });
-      expect([403, 404]).toContain(res.status);
-      if (body.accounts[0]) expect(res.body.code).toBe('ONBOARDING_INCOMPLETE');
+    const fresh = await registeredWithAccount(platform, tenantId);
+    for (const [path, body] of [['tev/payment', { accountNumber: bob.account.number, amount: 1, pin: '2580' }], ['tev/beneficiary', { document: bob.document }]] as const) {
+      const res = await http('POST', `${platform.holderUrl}/accounts/${fresh.accountId}/${path}`, { body, headers: tenantHeaders(tenantId, fresh.token) });
+      expect(res.status).toBe(403);
+      expect(res.body.code).toBe('ONBOARDING_INCOMPLETE');
     }
   });
 

@@ -8,5 +8,3 @@ export function pixEndToEndId(ispb: string, at: Date = new Date()): string {
   const tail = Array.from({ length: 11 }, () => ALPHANUMERIC[randomInt(ALPHANUMERIC.length)]).join('');
   return `E${ispb.padStart(8, '0')}${stamp}${tail}`;
 }
-
-export const PIX_END_TO_END_ID = /^E\d{8}\d{12}[A-Za-z0-9]{11}$/;

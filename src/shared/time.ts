@@ -30,6 +30,3 @@ export function isoSaoPaulo(date: Date): string {
   const p = partsIn(date, SAO_PAULO);
   return `${p.date}T${p.time}.${String(date.getUTCMilliseconds()).padStart(3, '0')}${p.offset}`;
 }
-
-/** PostgreSQL timestamps from raw queries come as text; entities come as Date. */
-export const toDate = (value: Date | string): Date => (value instanceof Date ? value : new Date(value));

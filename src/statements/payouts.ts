@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { BANK_ISPB } from '../transfers/metadata.ts';
+import { defaultTevDescription, tevBeneficiary } from '../transfers/metadata.ts';
 import { isoUtc } from '../shared/pagination.ts';
 import { entriesByMovement, MOVEMENT_COLUMNS, type MovementRow } from './movements.ts';
 
@@ -67,7 +67,7 @@ export async function tevPayout(em: EntityManager, accountId: string, tevId: str
     type: 'DEBIT' as const,
     status: t.status === 'FAILED' ? ('FAILED' as const) : ('PROCESSING' as const),
     source: 'TEF_OUT' as const,
-    description: t.description ?? `Transferência para ${t.beneficiary_name}`,
+    description: t.description ?? defaultTevDescription(t.beneficiary_name),
     externalRef: t.external_ref,
     feeAmount: null,
     reversesMovementId: null,
@@ -77,16 +77,7 @@ export async function tevPayout(em: EntityManager, accountId: string, tevId: str
       date: t.created_at,
       endToEndId: null,
       payer: { branch: t.payer_branch, account: t.payer_account },
-      beneficiary: {
-        ispb: BANK_ISPB,
-        name: t.beneficiary_name,
-        branch: t.beneficiary_branch,
-        account: t.beneficiary_account,
-        document: t.beneficiary_document,
-        accountType: 'CACC',
-        branchDigit: null,
-        accountModel: 'INTERNAL',
-      },
+      beneficiary: tevBeneficiary({ holderName: t.beneficiary_name, agency: t.beneficiary_branch, number: t.beneficiary_account, holderDocument: t.beneficiary_document }),
     },
   };
 }

@@ -3,22 +3,32 @@ import type { LockedAccount } from '../ledger/posting.ts';
 /** The platform's own ISPB in statements (bank 000 settles internally). */
 export const BANK_ISPB = '00000000';
 
+type Side = Pick<LockedAccount, 'agency' | 'number' | 'holderName' | 'holderDocument'>;
+
+/** What a TEV's statement text says when the sender gave none. */
+export const defaultTevDescription = (beneficiaryName: string | null) => `Transferência para ${beneficiaryName}`;
+
+/** The beneficiary of a TEV as the sender's statement and payout show it (an internal current account). */
+export function tevBeneficiary(destination: Side) {
+  return {
+    ispb: BANK_ISPB,
+    name: destination.holderName,
+    branch: destination.agency,
+    account: destination.number,
+    document: destination.holderDocument,
+    accountType: 'CACC',
+    branchDigit: null,
+    accountModel: 'INTERNAL',
+  };
+}
+
 /** Section 2.5/2.6 metadata of a TEV, from each side's point of view. */
-export function tevMetadata(source: LockedAccount, destination: LockedAccount, when: { date: string; endToEndId: string; paymentDate: string }) {
+export function tevMetadata(source: Side, destination: Side, when: { date: string; endToEndId: string; paymentDate: string }) {
   return {
     outgoing: {
       ...when,
       payer: { branch: source.agency, account: source.number },
-      beneficiary: {
-        ispb: BANK_ISPB,
-        name: destination.holderName,
-        branch: destination.agency,
-        account: destination.number,
-        document: destination.holderDocument,
-        accountType: 'CACC',
-        branchDigit: null,
-        accountModel: 'INTERNAL',
-      },
+      beneficiary: tevBeneficiary(destination),
     },
     incoming: {
       ...when,

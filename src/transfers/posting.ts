@@ -5,7 +5,7 @@ import { feesFor } from '../fees/service.ts';
 import { feeRevenueAccountId, lockAccounts, postMovements, type LockedAccount, type MovementInput } from '../ledger/posting.ts';
 import { paymentDate } from '../shared/time.ts';
 import type { TevOutcome } from '../../workflows/tev.ts';
-import { tevMetadata } from './metadata.ts';
+import { defaultTevDescription, tevMetadata } from './metadata.ts';
 
 interface TevRow {
   id: string;
@@ -66,7 +66,7 @@ export async function postTev(em: EntityManager, config: Config, tevId: string):
     const feeOut = fees.get(source.id)!.tevOut;
     const feeIn = fees.get(destination.id)!.tevIn;
     const amount = BigInt(tev.amount_cents);
-    const description = tev.description ?? `Transferência para ${destination.holderName}`;
+    const description = tev.description ?? defaultTevDescription(destination.holderName);
     const occurredAt = new Date();
 
     const eventBase = (side: LockedAccount) => ({

@@ -63,6 +63,16 @@ export async function completeKyc(platform: Platform, holder: { onboardingRequis
   return http('POST', `${platform.holderUrl}/onboarding/${holder.onboardingRequisitionId}/complete`, { body });
 }
 
+/** A registered holder whose account the onboarding workflow has provisioned (still PENDING: KYC not done). */
+export async function registeredWithAccount(platform: Platform, tenantId: string): Promise<Registered & { accountId: string }> {
+  const r = await register(platform, tenantId);
+  const accounts = await waitFor(async () => {
+    const a = (await login(platform, r)).body.accounts;
+    return a?.length ? a : undefined;
+  }, 45_000, 'account provisioning');
+  return { ...r, accountId: accounts[0].id };
+}
+
 export async function login(platform: Platform, r: { tenantId: string; document: string; password: string }) {
   return http('POST', `${platform.holderUrl}/authenticate`, { body: { document: r.document, password: r.password }, headers: tenantHeaders(r.tenantId) });
 }
@@ -84,7 +94,7 @@ export async function onboarded(platform: Platform, tenantId: string, type: 'PER
   return { ...r, token: auth.body.token, holder: auth.body.entity, account: auth.body.accounts[0], pin: PIN };
 }
 
-export async function waitFor<T>(probe: () => Promise<T | undefined | null | false>, timeoutMs = 20_000, what = 'condition'): Promise<T> {
+export async function waitFor<T>(probe: () => Promise<T | undefined | null | false>, timeoutMs = 45_000, what = 'condition'): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
