@@ -27,7 +27,9 @@ export async function startTemporalDevServer(o: TemporalDevServerOptions): Promi
   else args.push('--ui-port', String(o.uiPort));
   if (o.dbFile) {
     mkdirSync(dirname(o.dbFile), { recursive: true });
-    args.push('--db-filename', o.dbFile);
+    // WAL with synchronous=normal: history survives process crashes and restarts, and the dev server stops
+    // serialising every workflow task on an fsync (the bottleneck under load).
+    args.push('--db-filename', o.dbFile, '--sqlite-pragma', 'journal_mode=wal', '--sqlite-pragma', 'synchronous=normal');
   }
   const output: string[] = [];
   const server = spawnService({

@@ -68,7 +68,9 @@ export class InsufficientBalance extends Error {
 
 /**
  * Locks accounts for the rest of the transaction, always in id order, so two postings that touch the same accounts
- * (even in opposite directions) queue instead of deadlocking.
+ * (even in opposite directions) queue instead of deadlocking. `FOR NO KEY UPDATE`: a posting changes balances, never
+ * keys, so it must not conflict with the KEY SHARE locks that foreign-key checks take (inserting a transfer that
+ * references an account being posted would otherwise deadlock with the posting).
  */
 export async function lockAccounts(em: EntityManager, accountIds: string[]): Promise<Map<string, LockedAccount>> {
   const rows = await em.execute<Record<string, string | null>[]>(
@@ -77,7 +79,7 @@ export async function lockAccounts(em: EntityManager, accountIds: string[]): Pro
        from account a left join holder h on h.id = a.holder_id
       where a.id in (?)
       order by a.id
-        for update of a`,
+        for no key update of a`,
     [[...new Set(accountIds)]],
   );
   return new Map(
@@ -170,19 +172,28 @@ export async function postMovements(em: EntityManager, locked: Map<string, Locke
 
 const tenantAccounts = new Map<string, string>();
 
-/** One of the tenant's own accounts, created on first use (its id never changes, so it is cached). */
+/**
+ * One of the tenant's own accounts, created on first use. Its id never changes, so it is cached, but only once seen
+ * committed: an id created by a transaction still open could be rolled back, and others could not lock it yet.
+ */
 async function tenantAccountId(em: EntityManager, tenantId: string, kind: 'FEE_REVENUE' | 'SETTLEMENT'): Promise<string> {
-  const cached = tenantAccounts.get(`${kind}:${tenantId}`);
+  const key = `${kind}:${tenantId}`;
+  const cached = tenantAccounts.get(key);
   if (cached) return cached;
+  const select = () => em.execute<{ id: string }[]>('select id from account where tenant_id = ? and kind = ?', [tenantId, kind]);
+  const [existing] = await select();
+  if (existing) {
+    tenantAccounts.set(key, existing.id);
+    return existing.id;
+  }
+  // A concurrent creator's insert makes this one wait for its commit, then do nothing.
   await em.execute(
     `insert into account (id, tenant_id, holder_id, kind, bank, agency, number, pix_account_id, core_account_id, status)
      values (?, ?, null, ?, '000', '0000', nextval('account_number_seq')::text, ?, ?, 'APPROVED')
      on conflict (tenant_id) where kind = '${kind}' do nothing`,
     [newUuid(), tenantId, kind, newCuid(), newCuid()],
   );
-  const [row] = await em.execute<{ id: string }[]>('select id from account where tenant_id = ? and kind = ?', [tenantId, kind]);
-  tenantAccounts.set(`${kind}:${tenantId}`, row!.id);
-  return row!.id;
+  return (await select())[0]!.id;
 }
 
 /** Where the tenant's fees accrue. */

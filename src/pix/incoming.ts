@@ -42,11 +42,12 @@ export async function creditIncomingPix(
 ): Promise<Credited> {
   const target = await tx.findOne(Account, { id: pix.accountId, tenantId: pix.tenantId, kind: 'HOLDER' });
   if (!target) throw notFound('Account');
-  const [settlementId, revenueId] = [await settlementAccountId(tx, pix.tenantId), await feeRevenueAccountId(tx, pix.tenantId)];
-  const locked = await lockAccounts(tx, [target.id, settlementId, revenueId]);
+  const fee = (await feesFor(tx, [target.id])).get(target.id)!.pixIn;
+  const settlementId = await settlementAccountId(tx, pix.tenantId);
+  const revenueId = fee > 0n ? await feeRevenueAccountId(tx, pix.tenantId) : null;
+  const locked = await lockAccounts(tx, [target.id, settlementId, ...(revenueId ? [revenueId] : [])]);
   const account = locked.get(target.id)!;
   if (account.status !== 'APPROVED') throw new AppError(422, 'ACCOUNT_NOT_APPROVED', 'The account cannot receive money before KYC approval');
-  const fee = (await feesFor(tx, [target.id])).get(target.id)!.pixIn;
   if (fee >= pix.amountCents) throw new AppError(422, 'AMOUNT_BELOW_RECEIVE_FEE', 'The amount does not cover the receive fee');
 
   const at = new Date();
@@ -84,7 +85,7 @@ export async function creditIncomingPix(
     },
     { ...common, accountId: settlementId, source: 'SETTLEMENT', direction: 'DEBIT', amountCents: pix.amountCents, feeCents: 0n, description: `Pix in ${endToEndId}`, metadata: {}, lines: [{ kind: 'PRIMARY', amountCents: -pix.amountCents }] },
   ];
-  if (fee > 0n) {
+  if (revenueId) {
     movements.push({ ...common, accountId: revenueId, source: 'FEE_REVENUE', direction: 'CREDIT', amountCents: fee, feeCents: 0n, description: `Tarifa Pix ${endToEndId}`, metadata: {}, lines: [{ kind: 'FEE', amountCents: fee }] });
   }
   const [credit] = await postMovements(tx, locked, movements);

@@ -107,11 +107,12 @@ export async function openPayout(em: EntityManager, payoutId: string): Promise<P
     const row = await lockPayout(tx, payoutId);
     const opened = openingOf(row);
     if (opened) return opened;
-    const [settlementId, revenueId] = [await settlementAccountId(tx, row.tenant_id), await feeRevenueAccountId(tx, row.tenant_id)];
-    const locked = await lockAccounts(tx, [row.account_id, settlementId, revenueId]);
-    const account = locked.get(row.account_id)!;
-    const fees = (await feesFor(tx, [account.id])).get(account.id)!;
+    const fees = (await feesFor(tx, [row.account_id])).get(row.account_id)!;
     const fee = row.channel === 'QR_CODE_OUT' ? fees.qrOut : fees.pixOut;
+    const settlementId = await settlementAccountId(tx, row.tenant_id);
+    const revenueId = fee > 0n ? await feeRevenueAccountId(tx, row.tenant_id) : null;
+    const locked = await lockAccounts(tx, [row.account_id, settlementId, ...(revenueId ? [revenueId] : [])]);
+    const account = locked.get(row.account_id)!;
     const amount = BigInt(row.amount_cents);
     const active = account.status === 'APPROVED' && account.holderStatus === 'ACTIVE';
     const reason = !active ? 'SOURCE_NOT_ACTIVE' : account.balanceCents < amount + fee ? 'INSUFFICIENT_BALANCE' : null;
@@ -144,7 +145,7 @@ export async function openPayout(em: EntityManager, payoutId: string): Promise<P
       },
       { ...common, accountId: settlementId, source: 'SETTLEMENT', direction: 'CREDIT', status: 'PENDING', payoutStatus: null, statusExternal: 'PROCESSING', amountCents: amount, feeCents: 0n, description: `Pix out ${row.id}`, metadata: {}, lines: [{ kind: 'PRIMARY', amountCents: amount }] },
     ];
-    if (fee > 0n) {
+    if (revenueId) {
       movements.push({ ...common, accountId: revenueId, source: 'FEE_REVENUE', direction: 'CREDIT', status: 'DONE', payoutStatus: null, statusExternal: 'SUCCESS', amountCents: fee, feeCents: 0n, description: `Tarifa Pix ${row.id}`, metadata: {}, lines: [{ kind: 'FEE', amountCents: fee }] });
     }
     const [debit] = await postMovements(tx, locked, movements);
@@ -196,8 +197,9 @@ export async function settlePayout(em: EntityManager, payoutId: string, state: E
  * the payout failed or was cancelled, or the refunded amount after settlement.
  */
 async function postReturn(tx: EntityManager, row: PayoutRow, amount: bigint, fee: bigint, description: string, endToEndId: string | null) {
-  const [settlementId, revenueId] = [await settlementAccountId(tx, row.tenant_id), await feeRevenueAccountId(tx, row.tenant_id)];
-  const locked = await lockAccounts(tx, [row.account_id, settlementId, revenueId]);
+  const settlementId = await settlementAccountId(tx, row.tenant_id);
+  const revenueId = fee > 0n ? await feeRevenueAccountId(tx, row.tenant_id) : null;
+  const locked = await lockAccounts(tx, [row.account_id, settlementId, ...(revenueId ? [revenueId] : [])]);
   const common = { tenantId: row.tenant_id, channel: 'PIX', status: 'DONE', payoutStatus: null, statusExternal: 'SUCCESS', externalRef: null, endToEndId, reversesMovementId: row.movement_id, feeCents: 0n, metadata: {} } as const;
   const operationId = `${row.id}:${endToEndId ?? 'reversal'}`;
   const movements: MovementInput[] = [
@@ -214,7 +216,7 @@ async function postReturn(tx: EntityManager, row: PayoutRow, amount: bigint, fee
     },
     { ...common, operationId, accountId: settlementId, source: 'SETTLEMENT', direction: 'DEBIT', amountCents: amount, description, lines: [{ kind: 'REVERSAL', amountCents: -amount }] },
   ];
-  if (fee > 0n) movements.push({ ...common, operationId, accountId: revenueId, source: 'FEE_REVENUE', direction: 'DEBIT', amountCents: fee, description, lines: [{ kind: 'REVERSAL', amountCents: -fee }] });
+  if (revenueId) movements.push({ ...common, operationId, accountId: revenueId, source: 'FEE_REVENUE', direction: 'DEBIT', amountCents: fee, description, lines: [{ kind: 'REVERSAL', amountCents: -fee }] });
   const [credit] = await postMovements(tx, locked, movements);
   return { credit: credit!, account: locked.get(row.account_id)! };
 }

@@ -48,10 +48,12 @@ export async function statementPage(em: EntityManager, account: Account, q: Stat
       where m.account_id = ?
         and m.created_at >= (?::date::timestamp at time zone 'UTC')
         and m.created_at < ((?::date + 1)::timestamp at time zone 'UTC')
-        ${after ? 'and (m.created_at, m.id) < (?::timestamptz, ?)' : ''}
+        ${after ? 'and m.created_at <= ?::timestamptz and (m.created_at < ?::timestamptz or m.id < ?)' : ''}
       order by m.created_at desc, m.id desc
       limit ?`,
-    [account.id, q.startDate, q.endDate, ...(after ? [after.at, after.id] : []), q.limit + 1],
+    // The cursor as an upper bound on created_at (not only a row comparison) lets the index scan start at the
+    // cursor instead of at the end of the range: a deep page costs what the first page costs.
+    [account.id, q.startDate, q.endDate, ...(after ? [after.at, after.at, after.id] : []), q.limit + 1],
   );
   const page = rows.slice(0, q.limit);
   const last = page.at(-1);

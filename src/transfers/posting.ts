@@ -58,13 +58,15 @@ export async function postTev(em: EntityManager, config: Config, tevId: string):
     if (!tev) throw new Error(`unknown TEV ${tevId}`);
     if (tev.status !== 'PROCESSING') return outcomeOf(tev);
 
-    const revenueId = await feeRevenueAccountId(tx, tev.tenant_id);
-    const accounts = await lockAccounts(tx, [tev.source_account_id, tev.destination_account_id, revenueId]);
+    // Fees first: the tenant's fee revenue account is locked (a row every transfer of the tenant would queue on) only
+    // when there is a fee to credit.
+    const fees = await feesFor(tx, [tev.source_account_id, tev.destination_account_id]);
+    const feeOut = fees.get(tev.source_account_id)!.tevOut;
+    const feeIn = fees.get(tev.destination_account_id)!.tevIn;
+    const revenueId = feeOut + feeIn > 0n ? await feeRevenueAccountId(tx, tev.tenant_id) : null;
+    const accounts = await lockAccounts(tx, [tev.source_account_id, tev.destination_account_id, ...(revenueId ? [revenueId] : [])]);
     const source = accounts.get(tev.source_account_id)!;
     const destination = accounts.get(tev.destination_account_id)!;
-    const fees = await feesFor(tx, [source.id, destination.id]);
-    const feeOut = fees.get(source.id)!.tevOut;
-    const feeIn = fees.get(destination.id)!.tevIn;
     const amount = BigInt(tev.amount_cents);
     const description = tev.description ?? defaultTevDescription(destination.holderName);
     const occurredAt = new Date();
@@ -129,7 +131,7 @@ export async function postTev(em: EntityManager, config: Config, tevId: string):
       { ...common, accountId: source.id, source: 'TEF_OUT', direction: 'DEBIT', payoutStatus: 'POSTED', feeCents: feeOut, metadata: metadata.outgoing, lines: withFee('PRIMARY', -amount, feeOut) },
       { ...common, accountId: destination.id, source: 'TEF_IN', direction: 'CREDIT', payoutStatus: null, feeCents: feeIn, metadata: metadata.incoming, lines: withFee('PRIMARY', amount, feeIn) },
     ];
-    if (feeOut + feeIn > 0n) {
+    if (revenueId) {
       // The platform's side of the double entry: both fees of the transfer, in one credit.
       movements.push({ ...common, accountId: revenueId, source: 'FEE_REVENUE', direction: 'CREDIT', payoutStatus: null, amountCents: feeOut + feeIn, feeCents: 0n, description: `Tarifas TEV ${tev.id}`, metadata: {}, lines: [{ kind: 'FEE', amountCents: feeOut + feeIn }] });
     }
