@@ -342,7 +342,7 @@ async function measureHttp(target: BenchAccount, positions: Position[]): Promise
 
 // ------------------------------------------------------------------------------------------------ SQL alone
 
-/** The statement's page query (src/statements/service.ts): keyset on (created_at, id), newest first, limit + 1. */
+/** The statement's page query (src/statements/service.ts): keyset on (created_at, id) with the cursor bounding created_at, newest first, limit + 1. */
 const PAGE_SQL = (withCursor: boolean) => `
   select m.id, m.statement_id, m.source, m.channel, m.direction, m.status, m.payout_status, m.status_external,
          m.amount_cents::text as amount_cents, m.fee_cents::text as fee_cents, m.balance_after_cents::text as balance_after_cents,
@@ -353,7 +353,7 @@ const PAGE_SQL = (withCursor: boolean) => `
    where m.account_id = $1
      and m.created_at >= ($2::date::timestamp at time zone 'UTC')
      and m.created_at < (($3::date + 1)::timestamp at time zone 'UTC')
-     ${withCursor ? 'and (m.created_at, m.id) < ($5::timestamptz, $6)' : ''}
+     ${withCursor ? 'and m.created_at <= $5::timestamptz and (m.created_at < $5::timestamptz or m.id < $6)' : ''}
    order by m.created_at desc, m.id desc
    limit $4`;
 
