@@ -7,25 +7,20 @@ import { unlockPin } from './pin.ts';
 
 const holderFlags = z.object({ tenant: z.uuid(), document: digitsDocument });
 
+const blocking = (blocked: boolean, summary: string) =>
+  command({
+    summary,
+    usage: '--tenant T --document D',
+    flags: holderFlags,
+    async run({ em }, f) {
+      const holder = await setBlocked(em, f.tenant, f.document, blocked);
+      return { id: holder.id, status: holder.status };
+    },
+  });
+
 export const identityCommands = {
-  'holder:block': command({
-    summary: 'Block a holder: authentication and every operation answer 401 "Conta bloqueada. Procure o suporte."',
-    usage: '--tenant T --document D',
-    flags: holderFlags,
-    async run({ em }, f) {
-      const holder = await setBlocked(em, f.tenant, f.document, true);
-      return { id: holder.id, status: holder.status };
-    },
-  }),
-  'holder:unblock': command({
-    summary: 'Unblock a holder (ACTIVE if KYC was completed, else PENDING)',
-    usage: '--tenant T --document D',
-    flags: holderFlags,
-    async run({ em }, f) {
-      const holder = await setBlocked(em, f.tenant, f.document, false);
-      return { id: holder.id, status: holder.status };
-    },
-  }),
+  'holder:block': blocking(true, 'Block a holder: authentication and every operation answer 401 "Conta bloqueada. Procure o suporte."'),
+  'holder:unblock': blocking(false, 'Unblock a holder (ACTIVE if KYC was completed, else PENDING)'),
   'holder:unlock-pin': command({
     summary: 'Unlock a PIN locked after 3 wrong attempts',
     usage: '--tenant T --document D',
