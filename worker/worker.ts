@@ -26,6 +26,10 @@ export async function createWorker(config: Config, orm: Orm, logger: Logger): Pr
     activities: createActivities({ config, orm, logger }),
     // On SIGTERM, activities in flight finish (they are short) instead of waiting out their timeout on another worker.
     shutdownGraceTime: '10 seconds',
+    // Nearly every run here is new and short (a transfer, a delivery): its first task comes from the non-sticky
+    // queue, which by default gets only 2 of 10 pollers. Poll it as much as the sticky one.
+    maxConcurrentWorkflowTaskPolls: 20,
+    nonStickyToStickyPollRatio: 1,
   });
   return { worker, connection };
 }

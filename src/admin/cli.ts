@@ -66,9 +66,8 @@ const orm = await openOrm(config.DATABASE_URL, 2).catch((err: unknown) => fail('
 let temporal: Temporal | undefined;
 try {
   const em = orm.em.fork();
-  const result = await em.transactional((tx) =>
-    cmd.run({ config, em: tx, temporal: async () => (temporal ??= await connectTemporal(config)) }, parsed.data as never),
-  );
+  const context = (tx: typeof em) => ({ config, em: tx, temporal: async () => (temporal ??= await connectTemporal(config)) });
+  const result = cmd.transactional === false ? await cmd.run(context(em), parsed.data as never) : await em.transactional((tx) => cmd.run(context(tx), parsed.data as never));
   process.stdout.write(`${JSON.stringify(result)}\n`);
 } catch (err) {
   if (err instanceof AppError) fail(err.code, err.message);

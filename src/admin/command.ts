@@ -12,6 +12,8 @@ export interface AdminContext {
 export interface AdminCommand {
   summary: string;
   usage: string;
+  /** false: the command commits its own writes (it must, before it starts a workflow that reads them). */
+  transactional?: boolean;
   flags: z.ZodType<Record<string, unknown>>;
   run(ctx: AdminContext, flags: never): Promise<unknown>;
 }
@@ -19,6 +21,7 @@ export interface AdminCommand {
 export function command<S extends z.ZodType<Record<string, unknown>>>(c: {
   summary: string;
   usage: string;
+  transactional?: boolean;
   flags: S;
   run(ctx: AdminContext, flags: z.infer<S>): Promise<unknown>;
 }): AdminCommand {

@@ -80,7 +80,7 @@ export async function recordPayout(em: EntityManager, pepper: string, r: PayoutR
   await em.execute(
     `insert into pix_payout (id, tenant_id, account_id, channel, amount_cents, pix_key, pix_key_type, beneficiary, qr, description, idempotency_key, request_hash, status)
      values (?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?, ?, ?, 'REQUESTED')
-     on conflict (id) do nothing`,
+     on conflict do nothing`,
     [payoutId, r.tenantId, r.account.id, r.channel, r.amountCents.toString(), r.pixKey, r.pixKeyType, JSON.stringify(r.beneficiary), r.qr ? JSON.stringify(r.qr) : null, r.description, r.idempotencyKey, hash],
   );
   const [row] = await em.execute<PayoutRow[]>('select * from pix_payout where id = ?', [payoutId]);

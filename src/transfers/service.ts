@@ -1,5 +1,4 @@
 import { createHash, createHmac, randomUUID } from 'node:crypto';
-import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { WithStartWorkflowOperation } from '@temporalio/client';
 import { Account } from '../accounts/entities.ts';
@@ -82,28 +81,24 @@ export async function recordTev(em: EntityManager, pepper: string, r: TevRequest
   if (r.source.id === r.destination.id) throw new AppError(400, 'SAME_ACCOUNT', 'The destination is the source account itself');
   const tevId = tevIdFor(pepper, r.source.id, r.idempotencyKey);
   const hash = requestHash(r);
-  let inserted: StoredTev[];
-  try {
-    inserted = await em.execute<StoredTev[]>(
-      `insert into tev_transfer (id, tenant_id, source_account_id, destination_account_id, amount_cents, description, external_ref,
-                                 end_to_end_id, idempotency_key, request_hash, origin, status)
-       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'PROCESSING')
-       on conflict (id) do nothing
-       returning ${STORED_COLUMNS}`,
-      [tevId, r.tenantId, r.source.id, r.destination.id, r.amountCents.toString(), r.description, r.externalRef, randomUUID(), r.idempotencyKey, hash, r.origin],
-    );
-  } catch (err) {
-    if (err instanceof UniqueConstraintViolationException && /external_ref/.test(err.message)) {
-      throw new AppError(409, 'EXTERNAL_REF_TAKEN', 'This externalRef was already used by another transfer of this account');
-    }
-    throw err;
-  }
+  // No conflict target: two identical requests racing may collide on the id or on (source account, key) first;
+  // either way the loser does nothing and reads the winner's record.
+  const inserted = await em.execute<StoredTev[]>(
+    `insert into tev_transfer (id, tenant_id, source_account_id, destination_account_id, amount_cents, description, external_ref,
+                               end_to_end_id, idempotency_key, request_hash, origin, status)
+     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'PROCESSING')
+     on conflict do nothing
+     returning ${STORED_COLUMNS}`,
+    [tevId, r.tenantId, r.source.id, r.destination.id, r.amountCents.toString(), r.description, r.externalRef, randomUUID(), r.idempotencyKey, hash, r.origin],
+  );
   if (inserted.length > 0) return { tevId, stored: null };
   const [existing] = await em.execute<StoredTev[]>(`select ${STORED_COLUMNS} from tev_transfer where id = ?`, [tevId]);
-  if (existing!.request_hash !== hash) {
+  // Not this request's record: the conflict was another transfer's externalRef.
+  if (!existing) throw new AppError(409, 'EXTERNAL_REF_TAKEN', 'This externalRef was already used by another transfer of this account');
+  if (existing.request_hash !== hash) {
     throw new AppError(409, 'IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used with a different request');
   }
-  return { tevId, stored: stored(existing!) };
+  return { tevId, stored: stored(existing) };
 }
 
 /**

@@ -26,6 +26,8 @@ export const webhookCommands = {
   'webhook:redeliver': command({
     summary: 'Deliver one event to one endpoint again (a new delivery run with the same webhook-id)',
     usage: '--event E --webhook W',
+    // The reset to PENDING must be committed before the run reads it.
+    transactional: false,
     flags: z.object({ event: z.uuid(), webhook: z.string().min(1) }),
     async run({ em, config, temporal }, f) {
       const [d] = await em.execute<{ id: string; enabled: boolean }[]>(
