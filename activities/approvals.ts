@@ -17,13 +17,13 @@ export function approvalActivities({ orm, config }: ActivityDeps) {
      */
     async approveAndOpen(requestId: string): Promise<Opened> {
       return orm.em.fork().transactional(async (em) => {
-        const [req] = await em.execute<{ tenant_id: string; account_id: string; payload: HeldPayment | string }[]>(
+        const [req] = await em.execute<{ tenant_id: string; account_id: string; payload: HeldPayment }[]>(
           `update approval_request set status = 'APPROVED', decided_at = coalesce(decided_at, now())
             where id = ? and status in ('PENDING', 'APPROVED') returning tenant_id, account_id, payload`,
           [requestId],
         );
         if (!req) throw new Error(`approval request ${requestId} is not open`);
-        const payment: HeldPayment = typeof req.payload === 'string' ? JSON.parse(req.payload) : req.payload;
+        const payment = req.payload;
         const source = await em.findOneOrFail(Account, { id: req.account_id });
         const idempotencyKey = `approval:${requestId}`;
         if (payment.kind === 'TEV') {

@@ -38,8 +38,7 @@ export function webhookActivities({ orm, config }: ActivityDeps) {
         return 'CANCELLED';
       }
       const attemptedAt = new Date();
-      const data = typeof t.data === 'string' ? JSON.parse(t.data) : t.data;
-      const result = await send(config, { url: t.url, authToken: openToken(t.auth_token_ciphertext, config.KEY_PEPPER) }, { id: t.event_id, type: t.type, data });
+      const result = await send(config, { url: t.url, authToken: openToken(t.auth_token_ciphertext, config.KEY_PEPPER) }, { id: t.event_id, type: t.type, data: t.data });
       await em.transactional(async (tx) => {
         await tx.execute(
           'insert into webhook_attempt (id, delivery_id, attempt, attempted_at, status_code, duration_ms, error) values (?, ?, ?, ?, ?, ?, ?)',

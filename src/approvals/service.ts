@@ -1,10 +1,10 @@
-import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import type { Account } from '../accounts/entities.ts';
 import type { Services } from '../services.ts';
 import { AppError, notFound } from '../shared/errors.ts';
 import { newUuid } from '../shared/ids.ts';
+import { assertSameRequest, requestHash } from '../shared/idempotency.ts';
 import { decodeCursor, isoUtc, pageOf } from '../shared/pagination.ts';
 import { SearchAttributes } from '../temporal/search-attributes.ts';
 import { submitTev, type TevRequest, type TevResult } from '../transfers/service.ts';
@@ -78,7 +78,7 @@ export async function holdForApproval(
   r: { tenantId: string; source: Account; requesterHolderId: string; idempotencyKey: string; payment: HeldPayment },
 ): Promise<Held> {
   const em = orm.em.fork();
-  const hash = createHash('sha256').update(JSON.stringify(r.payment)).digest('hex');
+  const hash = requestHash(r.payment);
   const expiresAt = new Date(Date.now() + config.APPROVAL_TTL_MS);
   const [inserted] = await em.execute<{ id: string }[]>(
     `insert into approval_request (id, tenant_id, account_id, requester_holder_id, approver_holder_id, kind, payload, idempotency_key, request_hash, status, expires_at)
@@ -89,7 +89,7 @@ export async function holdForApproval(
   const [row] = inserted
     ? await em.execute<ApprovalRow[]>(`${SELECT} where r.id = ?`, [inserted.id])
     : await em.execute<ApprovalRow[]>(`${SELECT} where r.account_id = ? and r.idempotency_key = ?`, [r.source.id, r.idempotencyKey]);
-  if (row!.request_hash !== hash) throw new AppError(409, 'IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used with a different request');
+  assertSameRequest(row!.request_hash, hash);
   await temporal.client.workflow
     .start(approvalWorkflow, {
       workflowId: approvalWorkflowId(row!.id),

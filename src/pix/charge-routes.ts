@@ -12,7 +12,7 @@ import { centsAmountSchema } from '../shared/money.ts';
 import { pageQuery } from '../shared/pagination.ts';
 import { z } from '../shared/zod.ts';
 import { scopedAccount, type IntegrationAuth } from '../tenants/api-key-auth.ts';
-import { idempotencyKey } from '../transfers/schemas.ts';
+import { idempotencyKey } from '../shared/idempotency.ts';
 import { refundCharge } from './charge-settlement.ts';
 import {
   CHARGE_STATUSES,

@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Account } from '../accounts/entities.ts';
 import { enqueueEvents } from '../events/outbox.ts';
 import { InsufficientBalance, lockAccounts, postMovements, settlementAccountId, type MovementInput } from '../ledger/posting.ts';
+import { idempotencyConflict } from '../shared/idempotency.ts';
 import { AppError, notFound } from '../shared/errors.ts';
 import { newCuid } from '../shared/ids.ts';
 import { isoUtc } from '../shared/pagination.ts';
@@ -134,7 +135,7 @@ export async function refundCharge(em: EntityManager, account: Account, chargeId
     if (!charge) throw notFound('Charge');
     const [previous] = await tx.execute<RefundRow[]>(`select ${REFUND_COLUMNS} from pix_charge_refund r where r.charge_id = ? and r.idempotency_key = ?`, [charge.id, idempotencyKey]);
     if (previous) {
-      if (BigInt(previous.amount_cents) !== amountCents) throw new AppError(409, 'IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used with a different request');
+      if (BigInt(previous.amount_cents) !== amountCents) throw idempotencyConflict();
       return refundView(previous);
     }
     if (charge.status !== 'PAID') throw new AppError(409, 'CHARGE_NOT_PAID', 'Only a paid charge can be refunded');

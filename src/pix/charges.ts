@@ -1,9 +1,10 @@
-import { createHash, randomInt } from 'node:crypto';
+import { randomInt } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
 import type { Account } from '../accounts/entities.ts';
 import { enqueueEvents } from '../events/outbox.ts';
 import { feesFor } from '../fees/service.ts';
+import { assertSameRequest, requestHash } from '../shared/idempotency.ts';
 import { AppError, notFound } from '../shared/errors.ts';
 import { newCuid } from '../shared/ids.ts';
 import { decodeCursor, isoUtc, pageOf } from '../shared/pagination.ts';
@@ -105,7 +106,7 @@ export async function insertCharge(
   idempotencyKey: string,
   input: NewCharge,
 ): Promise<{ charge: ChargeRow; created: boolean }> {
-  const hash = createHash('sha256').update(JSON.stringify([input.amountCents.toString(), input.expiresInSeconds, input.tag])).digest('hex');
+  const hash = requestHash([input.amountCents.toString(), input.expiresInSeconds, input.tag]);
   const existing = await chargeByKey(em, account.id, idempotencyKey);
   if (existing) return { charge: sameRequest(existing, hash), created: false };
 
@@ -128,7 +129,7 @@ export async function insertCharge(
 }
 
 function sameRequest(charge: ChargeRow, hash: string): ChargeRow {
-  if (charge.request_hash !== hash) throw new AppError(409, 'IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used with a different request');
+  assertSameRequest(charge.request_hash, hash);
   return charge;
 }
 

@@ -1,10 +1,10 @@
-import { createHash, createHmac } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Account } from '../accounts/entities.ts';
 import { enqueueEvents, type EventType } from '../events/outbox.ts';
 import { feesFor } from '../fees/service.ts';
 import { feeRevenueAccountId, lockAccounts, postMovements, settlementAccountId, type MovementInput } from '../ledger/posting.ts';
-import { AppError } from '../shared/errors.ts';
+import { derivedId } from '../shared/ids.ts';
+import { assertSameRequest, requestHash } from '../shared/idempotency.ts';
 import { paymentDate } from '../shared/time.ts';
 import type { PixKeyType } from './keys.ts';
 import type { Beneficiary, ProviderPayoutState } from './provider.ts';
@@ -56,10 +56,8 @@ export interface PayoutOpening {
 }
 
 /** Like a tevId: derived from the account and the idempotency key, so a retried request names the same payout. */
-export function payoutIdFor(pepper: string, accountId: string, idempotencyKey: string): string {
-  const digest = createHmac('sha256', pepper).update(`pix:${accountId}:${idempotencyKey}`).digest();
-  return `p${BigInt(`0x${digest.subarray(0, 16).toString('hex')}`).toString(36).padStart(23, '0').slice(-23)}`;
-}
+export const payoutIdFor = (pepper: string, accountId: string, idempotencyKey: string): string =>
+  derivedId(pepper, 'p', `pix:${accountId}:${idempotencyKey}`);
 
 export const openingOf = (row: PayoutRow): PayoutOpening | null =>
   row.status === 'REQUESTED'
@@ -76,7 +74,7 @@ export const openingOf = (row: PayoutRow): PayoutOpening | null =>
 /** Records the payment request (idempotency: same key and body, same payout; another body, 409). */
 export async function recordPayout(em: EntityManager, pepper: string, r: PayoutRequest): Promise<{ payoutId: string; opening: PayoutOpening | null }> {
   const payoutId = payoutIdFor(pepper, r.account.id, r.idempotencyKey);
-  const hash = createHash('sha256').update(JSON.stringify([r.channel, r.amountCents.toString(), r.pixKey, r.pixKeyType, r.qr?.txid ?? null, r.description])).digest('hex');
+  const hash = requestHash([r.channel, r.amountCents.toString(), r.pixKey, r.pixKeyType, r.qr?.txid ?? null, r.description]);
   await em.execute(
     `insert into pix_payout (id, tenant_id, account_id, channel, amount_cents, pix_key, pix_key_type, beneficiary, qr, description, idempotency_key, request_hash, status)
      values (?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?, ?, ?, 'REQUESTED')
@@ -84,7 +82,7 @@ export async function recordPayout(em: EntityManager, pepper: string, r: PayoutR
     [payoutId, r.tenantId, r.account.id, r.channel, r.amountCents.toString(), r.pixKey, r.pixKeyType, JSON.stringify(r.beneficiary), r.qr ? JSON.stringify(r.qr) : null, r.description, r.idempotencyKey, hash],
   );
   const [row] = await em.execute<PayoutRow[]>('select * from pix_payout where id = ?', [payoutId]);
-  if (row!.request_hash !== hash) throw new AppError(409, 'IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used with a different request');
+  assertSameRequest(row!.request_hash, hash);
   return { payoutId, opening: openingOf(row!) };
 }
 

@@ -16,7 +16,8 @@ import type { Services } from '../services.ts';
 import { AppError } from '../shared/errors.ts';
 import { reaisAmountSchema } from '../shared/money.ts';
 import { z } from '../shared/zod.ts';
-import { description, idempotencyKey, TevCreated } from './schemas.ts';
+import { idempotencyKey } from '../shared/idempotency.ts';
+import { description, TevCreated } from './schemas.ts';
 import { holderTevReply } from './views.ts';
 
 const Beneficiary = z

@@ -12,7 +12,8 @@ import { ApprovalPending } from '../approvals/routes.ts';
 import { submitTevOrHold } from '../approvals/service.ts';
 import { assertOnboarded } from '../identity/service.ts';
 import { Holder } from '../identity/entities.ts';
-import { description, idempotencyKey, TevCreated, TevRead } from './schemas.ts';
+import { idempotencyKey } from '../shared/idempotency.ts';
+import { description, TevCreated, TevRead } from './schemas.ts';
 import { findDestination } from './service.ts';
 import { integrationTevReply } from './views.ts';
 

@@ -1,13 +1,5 @@
 import { z } from '../shared/zod.ts';
 
-export const idempotencyKey = z
-  .string()
-  .trim()
-  .min(1)
-  .max(100)
-  .regex(/^[A-Za-z0-9._:-]+$/, 'use a UUID (letters, digits, . _ : - only)')
-  .openapi({ description: 'UUID recommended; the same key returns the original result' });
-
 export const description = z.string().max(140, 'at most 140 characters');
 
 export const TevCreated = z

@@ -1,10 +1,12 @@
-import { createHash, createHmac, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { WithStartWorkflowOperation } from '@temporalio/client';
 import { Account } from '../accounts/entities.ts';
 import { AGENCY } from '../accounts/service.ts';
 import type { Services } from '../services.ts';
 import { AppError } from '../shared/errors.ts';
+import { derivedId } from '../shared/ids.ts';
+import { assertSameRequest, requestHash } from '../shared/idempotency.ts';
 import { updateWithStartWithin } from '../temporal/early-return.ts';
 import { SearchAttributes } from '../temporal/search-attributes.ts';
 import { tevOutcome, tevWorkflow, tevWorkflowId, type TevOutcome } from '../../workflows/tev.ts';
@@ -24,20 +26,9 @@ export interface TevRequest {
 
 export type TevResult = { kind: 'done' | 'rejected'; outcome: TevOutcome } | { kind: 'submitted_unknown'; tevId: string; reason: string };
 
-/**
- * The transfer id is derived from the source account and the idempotency key, so every retry of one request, even
- * two arriving at once, names the same transfer and the same workflow. cuid2 shape: a letter and 23 base-36 chars.
- */
-export function tevIdFor(pepper: string, sourceAccountId: string, idempotencyKey: string): string {
-  const digest = createHmac('sha256', pepper).update(`tev:${sourceAccountId}:${idempotencyKey}`).digest();
-  const body = BigInt(`0x${digest.subarray(0, 16).toString('hex')}`).toString(36).padStart(23, '0').slice(-23);
-  return `t${body}`;
-}
-
-function requestHash(r: TevRequest): string {
-  const canonical = JSON.stringify([r.destination.id, r.amountCents.toString(), r.description, r.externalRef]);
-  return createHash('sha256').update(canonical).digest('hex');
-}
+/** The transfer id, from the source account and the idempotency key. */
+export const tevIdFor = (pepper: string, sourceAccountId: string, idempotencyKey: string): string =>
+  derivedId(pepper, 't', `tev:${sourceAccountId}:${idempotencyKey}`);
 
 /** Destination by branch and account, with or without leading zeros, in the caller's tenant. */
 export async function findDestination(em: EntityManager, tenantId: string, branch: string, account: string): Promise<Account | null> {
@@ -80,7 +71,7 @@ const stored = (row: StoredTev): TevResult | null =>
 export async function recordTev(em: EntityManager, pepper: string, r: TevRequest): Promise<{ tevId: string; stored: TevResult | null }> {
   if (r.source.id === r.destination.id) throw new AppError(400, 'SAME_ACCOUNT', 'The destination is the source account itself');
   const tevId = tevIdFor(pepper, r.source.id, r.idempotencyKey);
-  const hash = requestHash(r);
+  const hash = requestHash([r.destination.id, r.amountCents.toString(), r.description, r.externalRef]);
   // No conflict target: two identical requests racing may collide on the id or on (source account, key) first;
   // either way the loser does nothing and reads the winner's record.
   const inserted = await em.execute<StoredTev[]>(
@@ -95,9 +86,7 @@ export async function recordTev(em: EntityManager, pepper: string, r: TevRequest
   const [existing] = await em.execute<StoredTev[]>(`select ${STORED_COLUMNS} from tev_transfer where id = ?`, [tevId]);
   // Not this request's record: the conflict was another transfer's externalRef.
   if (!existing) throw new AppError(409, 'EXTERNAL_REF_TAKEN', 'This externalRef was already used by another transfer of this account');
-  if (existing.request_hash !== hash) {
-    throw new AppError(409, 'IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used with a different request');
-  }
+  assertSameRequest(existing.request_hash, hash);
   return { tevId, stored: stored(existing) };
 }
 

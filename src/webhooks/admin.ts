@@ -20,7 +20,7 @@ export const webhookCommands = {
           order by d.created_at desc limit ?`,
         [f.event ?? f.webhook, f.limit],
       );
-      return { deliveries: deliveries.map((d) => ({ ...d, attemptLog: typeof d.attemptLog === 'string' ? JSON.parse(d.attemptLog) : d.attemptLog })) };
+      return { deliveries };
     },
   }),
   'webhook:redeliver': command({

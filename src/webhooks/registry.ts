@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
 import type { Account } from '../accounts/entities.ts';
@@ -6,6 +5,7 @@ import type { Config } from '../config.ts';
 import type { EventType } from '../events/outbox.ts';
 import { AppError, notFound } from '../shared/errors.ts';
 import { newCuid } from '../shared/ids.ts';
+import { assertSameRequest, requestHash } from '../shared/idempotency.ts';
 import { decodeCursor, isoUtc, pageOf } from '../shared/pagination.ts';
 import { isoSaoPaulo } from '../shared/time.ts';
 import { resolvesToPublic } from './address-guard.ts';
@@ -47,10 +47,10 @@ export interface Registration {
  * key with another body is 409. Outside the sandbox, a URL whose host resolves to a private address is refused.
  */
 export async function registerEndpoint(em: EntityManager, config: Config, account: Account, idempotencyKey: string, r: Registration) {
-  const hash = createHash('sha256').update(JSON.stringify([r.url, r.events, r.authToken])).digest('hex');
+  const hash = requestHash([r.url, r.events, r.authToken]);
   const existing = await em.execute<EndpointRow[]>('select * from webhook_endpoint where account_id = ? and idempotency_key = ?', [account.id, idempotencyKey]);
   if (existing[0]) {
-    if (existing[0].request_hash !== hash) throw new AppError(409, 'IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used with a different request');
+    assertSameRequest(existing[0].request_hash, hash);
     return { ...endpointView(existing[0]), authToken: r.authToken };
   }
   if (!config.SANDBOX && !(await resolvesToPublic(new URL(r.url)))) {

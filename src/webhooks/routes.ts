@@ -8,7 +8,7 @@ import type { Services } from '../services.ts';
 import { pageQuery } from '../shared/pagination.ts';
 import { z } from '../shared/zod.ts';
 import { scopedAccount, type IntegrationAuth } from '../tenants/api-key-auth.ts';
-import { idempotencyKey } from '../transfers/schemas.ts';
+import { idempotencyKey } from '../shared/idempotency.ts';
 import { disableEndpoint, listEndpoints, registerEndpoint } from './registry.ts';
 
 const eventType = z.string().refine((e): e is (typeof EVENT_TYPES)[number] => (EVENT_TYPES as readonly string[]).includes(e), {
