@@ -1,21 +1,28 @@
+import { randomUUID } from 'node:crypto';
 import { Account } from '../src/accounts/entities.ts';
 import type { HeldPayment } from '../src/approvals/service.ts';
-import { openPayout, recordPayout, type PayoutOpening } from '../src/pix/payouts.ts';
-import { recordTev } from '../src/transfers/service.ts';
-import type { PixPayoutInput } from '../workflows/pix-payout.ts';
-import type { TevOutcome } from '../workflows/tev.ts';
-import type { ApprovalStatus } from '../workflows/approval.ts';
+import { openPayout, recordPayout } from '../src/pix/payouts.ts';
+import { tevIdFor } from '../src/transfers/service.ts';
+import { settleTev } from '../src/transfers/settlement.ts';
+import type { ApprovalStatus } from '../workflows/contracts/approval.ts';
+import type { PixPayoutInput } from '../workflows/contracts/pix-payout.ts';
 import type { ActivityDeps } from './index.ts';
 
-export type Opened = { kind: 'TEV'; tevId: string; outcome: TevOutcome | null } | { kind: 'PIX'; payout: PixPayoutInput; opening: PayoutOpening };
+/** What approving did: the payment ran (EXECUTED) or was refused (FAILED); a debited payout still has to settle. */
+export interface Executed {
+  status: 'EXECUTED' | 'FAILED';
+  operationId: string;
+  reason: string | null;
+  payout: PixPayoutInput | null;
+}
 
 export function approvalActivities({ orm, config }: ActivityDeps) {
   return {
     /**
-     * Marks the request APPROVED and records its payment (idempotent: the payment's key comes from the request): a
-     * TEV to be run by its workflow, or a Pix payout debited here and settled by its workflow.
+     * Marks the request APPROVED and runs its payment (idempotent: the payment's key comes from the request): a TEV
+     * settles here; a Pix payout is debited here and settled by its workflow.
      */
-    async approveAndOpen(requestId: string): Promise<Opened> {
+    async approveAndExecute(requestId: string): Promise<Executed> {
       return orm.em.fork().transactional(async (em) => {
         const [req] = await em.execute<{ tenant_id: string; account_id: string; payload: HeldPayment }[]>(
           `update approval_request set status = 'APPROVED', decided_at = coalesce(decided_at, now())
@@ -24,26 +31,33 @@ export function approvalActivities({ orm, config }: ActivityDeps) {
         );
         if (!req) throw new Error(`approval request ${requestId} is not open`);
         const payment = req.payload;
-        const source = await em.findOneOrFail(Account, { id: req.account_id });
         const idempotencyKey = `approval:${requestId}`;
         if (payment.kind === 'TEV') {
-          const destination = await em.findOneOrFail(Account, { id: payment.destinationAccountId });
-          const { tevId, stored } = await recordTev(em, config.KEY_PEPPER, {
+          const tevId = tevIdFor(config.KEY_PEPPER, req.account_id, idempotencyKey);
+          const settled = await settleTev(em, config, {
+            tevId,
             tenantId: req.tenant_id,
-            source,
-            destination,
-            amountCents: BigInt(payment.amountCents),
+            sourceAccountId: req.account_id,
+            destination: { accountId: payment.destinationAccountId },
+            amountCents: payment.amountCents,
             description: payment.description,
             externalRef: payment.externalRef,
+            endToEndId: randomUUID(),
             idempotencyKey,
             origin: 'APPROVAL',
-          });
-          await em.execute('update approval_request set operation_id = ? where id = ?', [tevId, requestId]);
-          return { kind: 'TEV', tevId, outcome: stored && stored.kind !== 'submitted_unknown' ? stored.outcome : null };
+          }, 'RESOLVE');
+          const outcome = 'outcome' in settled ? settled.outcome : null;
+          return { status: outcome?.status === 'DONE' ? 'EXECUTED' : 'FAILED', operationId: tevId, reason: outcome ? outcome.reason : settled.code, payout: null };
         }
+        const source = await em.findOneOrFail(Account, { id: req.account_id });
         const { payoutId } = await recordPayout(em, config.KEY_PEPPER, { ...payment, tenantId: req.tenant_id, account: source, amountCents: BigInt(payment.amountCents), idempotencyKey });
-        await em.execute('update approval_request set operation_id = ? where id = ?', [payoutId, requestId]);
-        return { kind: 'PIX', payout: { payoutId, pollMs: config.PIX_POLL_MS, refundWatchMs: config.PIX_REFUND_WATCH_MS }, opening: await openPayout(em, payoutId) };
+        const opening = await openPayout(em, payoutId);
+        return {
+          status: opening.status === 'PROCESSING' ? 'EXECUTED' : 'FAILED',
+          operationId: payoutId,
+          reason: opening.reason,
+          payout: { payoutId, pollMs: config.PIX_POLL_MS, refundWatchMs: config.PIX_REFUND_WATCH_MS },
+        };
       });
     },
 

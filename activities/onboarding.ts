@@ -1,7 +1,7 @@
 import { LockMode } from '@mikro-orm/core';
 import { provisionHolderAccount, setHolderAccountsStatus } from '../src/accounts/service.ts';
 import { Holder } from '../src/identity/entities.ts';
-import type { KycResult } from '../workflows/onboarding.ts';
+import type { KycResult } from '../workflows/contracts/onboarding.ts';
 import type { ActivityDeps } from './index.ts';
 
 export function onboardingActivities({ orm }: ActivityDeps) {

@@ -1,10 +1,10 @@
-import { postTev } from '../src/transfers/posting.ts';
+import { resolveTev } from '../src/transfers/settlement.ts';
 import type { ActivityDeps } from './index.ts';
 
 export function tevActivities({ orm, config }: ActivityDeps) {
   return {
     /** Idempotent: a transfer already resolved returns its stored outcome. */
-    postTev: (tevId: string) => postTev(orm.em.fork(), config, tevId),
+    resolveTev: (input: Parameters<typeof resolveTev>[2]) => resolveTev(orm.em.fork(), config, input),
   };
 }
 export type TevActivities = ReturnType<typeof tevActivities>;

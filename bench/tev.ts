@@ -10,12 +10,12 @@
  * 3. Conservation of the bench tenant's ledger (exit 1 on FAIL).
  * 4. Direct baseline: tev_transfer insert + postTev() on the ORM, no HTTP and no Temporal, same seconds and loops.
  */
-import { createHash, randomInt, randomUUID } from 'node:crypto';
+import { randomInt, randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import type pg from 'pg';
 import { openOrm, type Orm } from '../src/persistence/orm.ts';
-import { postTev } from '../src/transfers/posting.ts';
+import { settleTev } from '../src/transfers/settlement.ts';
 import { tevIdFor } from '../src/transfers/service.ts';
 import { closeHttp, request } from './lib/http.ts';
 import {
@@ -198,19 +198,23 @@ function printLoad(r: LoadResult, okStatus: number, okName: string): number {
 
 // ------------------------------------------------------------------------------------------------ direct baseline
 
-/** The row submitTev inserts (PROCESSING), with the same derived id, then the posting the workflow's activity runs. */
+/** The settlement function the HTTP handler calls, with no HTTP in front of it. */
 async function directTev(orm: Orm, tenantId: string, t: Transfer): Promise<'DONE' | 'FAILED'> {
   const idempotencyKey = randomUUID();
-  const tevId = tevIdFor(config.KEY_PEPPER, t.source.id, idempotencyKey);
-  const amount = String(amountCents());
-  const hash = createHash('sha256').update(JSON.stringify([t.destination.id, amount, null, null])).digest('hex');
-  await orm.em.fork().execute(
-    `insert into tev_transfer (id, tenant_id, source_account_id, destination_account_id, amount_cents, description, external_ref,
-                               end_to_end_id, idempotency_key, request_hash, origin, status)
-     values (?, ?, ?, ?, ?, null, null, ?, ?, ?, 'INTEGRATION_API', 'PROCESSING')`,
-    [tevId, tenantId, t.source.id, t.destination.id, amount, randomUUID(), idempotencyKey, hash],
-  );
-  return (await postTev(orm.em.fork(), config, tevId)).status;
+  const settled = await settleTev(orm.em.fork(), config, {
+    tevId: tevIdFor(config.KEY_PEPPER, t.source.id, idempotencyKey),
+    tenantId,
+    sourceAccountId: t.source.id,
+    destination: { accountId: t.destination.id },
+    amountCents: String(amountCents()),
+    description: null,
+    externalRef: null,
+    endToEndId: randomUUID(),
+    idempotencyKey,
+    origin: 'INTEGRATION_API',
+  }, 'SUBMIT');
+  if (settled.code !== 'DONE' && settled.code !== 'FAILED') throw new Error(settled.code);
+  return settled.code;
 }
 
 async function directClient(orm: Orm, s: Setup, deadline: number, r: LoadResult) {

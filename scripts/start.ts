@@ -1,12 +1,13 @@
 /**
  * `npm start`: the whole platform on one machine. Starts (or reuses) the embedded PostgreSQL, builds and starts the
- * Temporal dev server with its UI, applies migrations, then runs the api and the worker. Ctrl-C (or SIGTERM) stops
- * everything in reverse order; data stays in ./data for the next start.
+ * Temporal dev server with its UI, applies migrations, then runs the api and the worker, restarting any of them that
+ * crashes. Ctrl-C (or SIGTERM) stops everything in reverse order; data stays in ./data for the next start.
  * Set DATABASE_URL to use another PostgreSQL, TEMPORAL_ADDRESS to use another Temporal server.
  */
 import { loadConfig, ConfigError, EMBEDDED_DATABASE } from '../src/config.ts';
 import { openOrm, migrate } from '../src/persistence/orm.ts';
-import { spawnService, waitForHttp, waitForLine, type ManagedProcess } from './lib/processes.ts';
+import { spawnService, waitForHttp, waitForLine } from './lib/processes.ts';
+import { createSupervisor } from './lib/supervisor.ts';
 import { ensureTemporalBinary } from './lib/temporal-binary.ts';
 import { startTemporalDevServer } from './lib/temporal-server.ts';
 
@@ -27,17 +28,14 @@ try {
   throw err;
 }
 
-const running: ManagedProcess[] = [];
+const supervisor = createSupervisor(say);
 let stopping: Promise<never> | undefined;
 
 /** Stops services in reverse start order (api and worker before Temporal, PostgreSQL last), once. */
 function stopAll(code: number): Promise<never> {
   stopping ??= (async () => {
     say('stopping...');
-    for (const p of [...running].reverse()) {
-      await p.stop();
-      say(`${p.name} stopped`);
-    }
+    await supervisor.stopAll();
     process.exit(code);
   })();
   return stopping;
@@ -45,46 +43,42 @@ function stopAll(code: number): Promise<never> {
 process.on('SIGINT', () => void stopAll(0));
 process.on('SIGTERM', () => void stopAll(0));
 
-function supervise(p: ManagedProcess) {
-  running.push(p);
-  void p.exited.then((code) => {
-    if (stopping) return;
-    say(`${p.name} exited unexpectedly (${code}); stopping the platform`);
-    void stopAll(1);
-  });
-}
-
 const prefixed = (name: string) => (line: string) => process.stdout.write(`[${name}] ${line}\n`);
 
 try {
   const temporalBinary = externalTemporal ? null : ensureTemporalBinary(say);
 
   if (!externalDatabase) {
-    const history: string[] = [];
-    const pg = spawnService({
+    await supervisor.keep({
       name: 'postgres',
-      command: node,
-      args: ['scripts/postgres-server.ts', '--data-dir', './data/pg', '--port', String(EMBEDDED_DATABASE.port), '--database', EMBEDDED_DATABASE.database],
-      onLine: (line) => history.push(line),
+      async start() {
+        const history: string[] = [];
+        const pg = spawnService({
+          name: 'postgres',
+          command: node,
+          args: ['scripts/postgres-server.ts', '--data-dir', './data/pg', '--port', String(EMBEDDED_DATABASE.port), '--database', EMBEDDED_DATABASE.database],
+          onLine: (line) => history.push(line),
+        });
+        const { url } = await waitForLine(pg, (line) => (line.startsWith('{"url"') ? (JSON.parse(line) as { url: string }) : undefined), 120_000, history);
+        env.DATABASE_URL = url;
+        return pg;
+      },
     });
-    supervise(pg);
-    const { url } = await waitForLine(pg, (line) => (line.startsWith('{"url"') ? (JSON.parse(line) as { url: string }) : undefined), 120_000, history);
-    env.DATABASE_URL = url;
-    say(`PostgreSQL (embedded, data in ./data/pg): ${url.replace(/:[^:@/]+@/, ':***@')}`);
+    say(`PostgreSQL (embedded, data in ./data/pg): ${env.DATABASE_URL!.replace(/:[^:@/]+@/, ':***@')}`);
   } else {
     say('PostgreSQL: DATABASE_URL');
   }
 
   if (temporalBinary) {
-    const temporal = await startTemporalDevServer({
+    const options = {
       binary: temporalBinary,
       port: Number(config.TEMPORAL_ADDRESS.split(':')[1]),
       uiPort: 8233,
       dbFile: './data/temporal.db',
       namespace: config.TEMPORAL_NAMESPACE,
-    });
-    supervise(temporal.process);
-    say(`Temporal dev server: ${temporal.address} (history in ./data/temporal.db), UI: ${temporal.uiUrl}`);
+    };
+    await supervisor.keep({ name: 'temporal', start: async () => (await startTemporalDevServer(options)).process });
+    say(`Temporal dev server: ${config.TEMPORAL_ADDRESS} (history in ./data/temporal.db), UI: http://127.0.0.1:8233`);
   } else {
     say(`Temporal: ${config.TEMPORAL_ADDRESS} (TEMPORAL_ADDRESS)`);
   }
@@ -94,21 +88,20 @@ try {
   await orm.close();
   say(applied.length ? `migrations applied: ${applied.join(', ')}` : 'database schema up to date');
 
-  const worker = spawnService({ name: 'worker', command: node, args: ['worker/main.ts'], env, onLine: prefixed('worker') });
-  supervise(worker);
-  const api = spawnService({ name: 'api', command: node, args: ['src/main.ts'], env, onLine: prefixed('api') });
-  supervise(api);
+  for (const [name, script] of [['worker', 'worker/main.ts'], ['api', 'src/main.ts']] as const) {
+    await supervisor.keep({ name, start: async () => spawnService({ name, command: node, args: [script], env, onLine: prefixed(name) }) });
+  }
   const holderUrl = `http://${config.HOST}:${config.PORT}`;
   const integrationUrl = `http://${config.HOST}:${config.API_PORT}`;
-  await waitForHttp(`${holderUrl}/health`, 120_000, api.exited);
-  await waitForHttp(`${integrationUrl}/health`, 30_000, api.exited);
+  await waitForHttp(`${holderUrl}/health`, 120_000);
+  await waitForHttp(`${integrationUrl}/health`, 30_000);
 
   say('platform ready:');
   say(`  holder API       ${holderUrl}   (docs ${holderUrl}/docs)`);
   say(`  integration API  ${integrationUrl}   (docs ${integrationUrl}/docs)`);
   if (temporalBinary) say('  Temporal UI      http://127.0.0.1:8233');
   say(`  worker           task queue "${config.TEMPORAL_TASK_QUEUE}"${env.SANDBOX === '1' ? ', sandbox on' : ''}`);
-  say('Ctrl-C stops everything.');
+  say('A service that crashes is restarted (backoff 1 s to 30 s). Ctrl-C stops everything.');
 } catch (err) {
   process.stderr.write(`[start] ${err instanceof Error ? err.message : String(err)}\n`);
   await stopAll(1);

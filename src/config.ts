@@ -60,6 +60,8 @@ const schema = z
     PIX_REFUND_WATCH_MS: positiveMs.default(3_600_000),
     /** The sandbox PSP settles a payout this long after submission (and refunds as long after that). */
     SANDBOX_PIX_SETTLE_MS: positiveMs.default(2_000),
+    /** The sandbox resolves a TEV of ,97 (DONE) or ,98 (FAILED) this long after answering `submitted_unknown`. */
+    SANDBOX_TEV_RESOLVE_MS: positiveMs.default(3_000),
     /** How long a payment waits for its approver before the request expires (dual approval). Default 24 h. */
     APPROVAL_TTL_MS: positiveMs.default(86_400_000),
     /** How long an HTTP caller waits for a TEV outcome before getting `submitted_unknown`. */

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import { openOrm, type Orm } from './persistence/orm.ts';
-import { connectTemporal, type Temporal } from './temporal/connection.ts';
+import { lazyTemporal, type Temporal } from './temporal/connection.ts';
 
 /** What the HTTP apps and the operator commands share: configuration, logger, database and Temporal client. */
 export interface Services {
@@ -11,15 +11,10 @@ export interface Services {
   temporal: Temporal;
 }
 
+/** Opens the database; Temporal is connected lazily, so the api runs (and says so on /health) while it is away. */
 export async function openServices(config: Config, logger: Logger): Promise<Services> {
   const orm = await openOrm(config.DATABASE_URL, config.DATABASE_POOL_MAX);
-  try {
-    const temporal = await connectTemporal(config);
-    return { config, logger, orm, temporal };
-  } catch (err) {
-    await orm.close();
-    throw err;
-  }
+  return { config, logger, orm, temporal: lazyTemporal(config) };
 }
 
 export async function closeServices(services: Services): Promise<void> {

@@ -358,13 +358,13 @@ describe('GET /accounts/:accountId/payouts/:payoutId', () => {
     await expectLedgerConsistent(tenantId);
   });
 
-  test('a TEV not settled yet is PROCESSING; once the worker settles it, the payout is POSTED', async () => {
+  test('a TEV whose outcome is not known yet (sandbox ,97) is PROCESSING; once its workflow settles it, the payout is POSTED', async () => {
     const [sender, receiver] = await Promise.all([onboarded(platform, tenantId), onboarded(platform, tenantId)]);
     await fund(platform, tenantId, sender.account.id, 1_000);
     await platform.stopWorker();
     let pending;
     try {
-      const res = await pay(sender, receiver, 3.21);
+      const res = await pay(sender, receiver, 3.97);
       expect(res.status).toBe(502);
       pending = res.body.tev.tevId;
       const processing = await payout(sender, sender.account.id, pending);
@@ -377,9 +377,9 @@ describe('GET /accounts/:accountId/payouts/:payoutId', () => {
       const r = await payout(sender, sender.account.id, pending!);
       return r.body.status === 'POSTED' ? r.body : undefined;
     }, 30_000, 'settlement');
-    expect(posted).toMatchObject({ type: 'DEBIT', feeAmount: '150', entries: [{ amount: '-321', balanceAfter: '679', kind: 'PRIMARY' }, { amount: '-150', balanceAfter: '529', kind: 'FEE' }] });
+    expect(posted).toMatchObject({ type: 'DEBIT', feeAmount: '150', entries: [{ amount: '-397', balanceAfter: '603', kind: 'PRIMARY' }, { amount: '-150', balanceAfter: '453', kind: 'FEE' }] });
     expect(posted.id).not.toBe(pending);
-    expect((await statement(sender, sender.account.id)).body.transactions[0]).toMatchObject({ credit: false, amount: 3.21, balanceAfterTransaction: 5.29 });
+    expect((await statement(sender, sender.account.id)).body.transactions[0]).toMatchObject({ credit: false, amount: 3.97, balanceAfterTransaction: 4.53 });
     await expectLedgerConsistent(tenantId);
   }, 90_000);
 });

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { Client, Connection } from '@temporalio/client';
+import pg from 'pg';
 import { closeDb, sql } from './support/db.ts';
 import { apiKey, fund, newTenant, onboarded, pixAccountIdOf, tenantHeaders, waitFor, type Onboarded } from './support/fixtures.ts';
 import { http } from './support/http.ts';
@@ -100,42 +101,115 @@ describe('concurrency', () => {
   });
 });
 
-describe('submitted_unknown', () => {
-  test('with the worker down the caller gets 502 with the tevId; the platform resolves it to DONE once the worker is back', async () => {
-    await fund(platform, tenantId, alice.account.id, 5_000);
+describe('synchronous settlement and submitted_unknown', () => {
+  const readTev = (key: string, tevId: string) => http('GET', `${platform.apiUrl}/v1/tev/${tevId}`, { headers: { authorization: `Bearer ${key}` } });
+  const eventsOf = async (tevId: string) => (await sql(`select type from event_outbox where data->>'tevTransferId' = $1 order by type`, [tevId])).map((e) => e.type);
+
+  test('a TEV settles without the worker: nothing on its path calls Temporal', async () => {
+    await fund(platform, tenantId, alice.account.id, 1_000);
     const before = await balanceOf(alice.account.id);
     await platform.stopWorker();
-    const key = randomUUID();
-    let res;
     try {
-      res = await apiTev(aliceKey, bob, 432, key);
+      const res = await apiTev(aliceKey, bob, 250);
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ kind: 'done', status: 'DONE', amountCents: '250' });
+      expect(await balanceOf(alice.account.id)).toBe(before - 250n);
+    } finally {
+      await platform.startWorker();
+    }
+    await expectLedgerConsistent(tenantId);
+  });
+
+  test('sandbox ,97: 502 submitted_unknown, the same key still unknown and nothing moved; resolved DONE by the workflow, even after a worker outage', async () => {
+    await fund(platform, tenantId, alice.account.id, 5_000);
+    const before = await balanceOf(alice.account.id);
+    const key = randomUUID();
+    await platform.stopWorker();
+    let tevId: string;
+    try {
+      const res = await apiTev(aliceKey, bob, 1_297, key);
       expect(res.status).toBe(502);
       expect(res.body).toEqual({ kind: 'submitted_unknown', tevId: expect.any(String), status: 'SUBMITTED_UNKNOWN', reason: expect.any(String) });
-      const read = await http('GET', `${platform.apiUrl}/v1/tev/${res.body.tevId}`, { headers: { authorization: `Bearer ${aliceKey}` } });
-      expect(read.body).toMatchObject({ status: 'SUBMITTED_UNKNOWN', resolvedAt: null });
-      // Retrying with the same key names the same transfer and still moves nothing twice.
-      const retry = await apiTev(aliceKey, bob, 432, key);
-      expect(retry.body.tevId).toBe(res.body.tevId);
+      tevId = res.body.tevId;
+      expect((await readTev(aliceKey, tevId)).body).toMatchObject({ status: 'SUBMITTED_UNKNOWN', resolvedAt: null });
+      // A repeated Idempotency-Key while the outcome is unknown: the same transfer, still unknown, no money moved.
+      const retry = await apiTev(aliceKey, bob, 1_297, key);
+      expect(retry.status).toBe(502);
+      expect(retry.body.tevId).toBe(tevId);
       expect(await balanceOf(alice.account.id)).toBe(before);
     } finally {
       await platform.startWorker();
     }
     const resolved = await waitFor(async () => {
-      const r = await http('GET', `${platform.apiUrl}/v1/tev/${res!.body.tevId}`, { headers: { authorization: `Bearer ${aliceKey}` } });
+      const r = await readTev(aliceKey, tevId);
       return r.body.status === 'DONE' ? r.body : undefined;
     }, 30_000, 'automatic resolution');
     expect(resolved.resolvedAt).toEqual(expect.any(String));
-    expect(await balanceOf(alice.account.id)).toBe(before - 432n);
-    const evs = await sql(`select type from event_outbox where data->>'tevTransferId' = $1 order by type`, [res!.body.tevId]);
-    expect(evs.map((e) => e.type)).toEqual(['tev.in.received', 'tev.out.succeeded']);
-    const after = await apiTev(aliceKey, bob, 432, key);
+    expect(await balanceOf(alice.account.id)).toBe(before - 1_297n);
+    expect(await eventsOf(tevId)).toEqual(['tev.in.received', 'tev.out.succeeded']);
+    const after = await apiTev(aliceKey, bob, 1_297, key);
     expect(after.status).toBe(200);
-    expect(after.body.tevId).toBe(res!.body.tevId);
+    expect(after.body).toMatchObject({ kind: 'done', tevId });
+    expect(await eventsOf(tevId)).toEqual(['tev.in.received', 'tev.out.succeeded']);
     await expectLedgerConsistent(tenantId);
   }, 90_000);
 
+  test('sandbox ,98: 502 submitted_unknown, then FAILED with nothing moved and tev.out.failed once', async () => {
+    await fund(platform, tenantId, alice.account.id, 5_000);
+    const before = await balanceOf(alice.account.id);
+    const res = await apiTev(aliceKey, bob, 1_298);
+    expect(res.status).toBe(502);
+    const failed = await waitFor(async () => {
+      const r = await readTev(aliceKey, res.body.tevId);
+      return r.body.status === 'FAILED' ? r.body : undefined;
+    }, 30_000, 'automatic failure');
+    expect(failed.resolvedAt).toEqual(expect.any(String));
+    expect(await balanceOf(alice.account.id)).toBe(before);
+    expect(await sql('select id from movement where operation_id = $1', [res.body.tevId])).toEqual([]);
+    expect(await eventsOf(res.body.tevId)).toEqual(['tev.out.failed']);
+    const [event] = await sql(`select data from event_outbox where data->>'tevTransferId' = $1`, [res.body.tevId]);
+    expect(event.data.reason).toBe('SANDBOX_FAILURE');
+    await expectLedgerConsistent(tenantId);
+  }, 60_000);
+
+  test('a connection killed with pg_terminate_backend during the transaction: 502, then resolved once with no client retry', async () => {
+    await fund(platform, tenantId, alice.account.id, 5_000);
+    const before = await balanceOf(alice.account.id);
+    // Holding the source account's row makes the settlement wait inside its transaction, where it is killed.
+    const blocker = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+    await blocker.connect();
+    let res;
+    try {
+      await blocker.query('begin');
+      await blocker.query('select id from account where id = $1 for update', [alice.account.id]);
+      const pending = apiTev(aliceKey, bob, 777);
+      const [victim] = await waitFor(
+        () => sql(`select pid from pg_stat_activity where query like '%settle_tev%' and wait_event_type = 'Lock' and pid <> pg_backend_pid()`).then((r) => (r.length ? r : undefined)),
+        10_000,
+        'the settlement waiting on the lock',
+      );
+      await sql('select pg_terminate_backend($1)', [victim.pid]);
+      res = await pending;
+    } finally {
+      await blocker.query('rollback');
+      await blocker.end();
+    }
+    expect(res.status).toBe(502);
+    expect(res.body).toMatchObject({ kind: 'submitted_unknown', status: 'SUBMITTED_UNKNOWN' });
+    const resolved = await waitFor(async () => {
+      const r = await readTev(aliceKey, res.body.tevId);
+      return r.body.status === 'DONE' ? r.body : undefined;
+    }, 30_000, 'resolution by the workflow');
+    expect(resolved.amountCents).toBe('777');
+    expect(await balanceOf(alice.account.id)).toBe(before - 777n);
+    expect(await eventsOf(res.body.tevId)).toEqual(['tev.in.received', 'tev.out.succeeded']);
+    await expectLedgerConsistent(tenantId);
+  }, 60_000);
+
   test('operators find the run by tenant, account and tevId; no personal data in ids or search attributes', async () => {
-    const res = await apiTev(bobKey, alice, 1);
+    await fund(platform, tenantId, bob.account.id, 1_000);
+    const res = await apiTev(bobKey, alice, 97);
+    expect(res.status).toBe(502);
     const connection = await Connection.connect({ address: process.env.TEST_TEMPORAL_ADDRESS! });
     try {
       const client = new Client({ connection });

@@ -2,6 +2,7 @@ import { loadConfigOrExit } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
 import { openOrm } from '../src/persistence/orm.ts';
 import { connectTemporal, ensureSearchAttributes } from '../src/temporal/connection.ts';
+import { startHandOffReconciler } from '../src/handoff/reconciler.ts';
 import { startOutboxRelay } from '../src/webhooks/relay.ts';
 import { createWorker } from './worker.ts';
 
@@ -14,13 +15,15 @@ const added = await ensureSearchAttributes(temporal.connection, config.TEMPORAL_
 if (added.length > 0) logger.info({ searchAttributes: added }, 'search attributes registered');
 
 const { worker, connection } = await createWorker(config, orm, logger);
-const relay = config.OUTBOX_RELAY ? startOutboxRelay(orm, temporal.client, config, logger) : null;
+const reconciler = startHandOffReconciler(orm, temporal.client, config.TEMPORAL_TASK_QUEUE, logger);
+const relay = config.OUTBOX_RELAY ? startOutboxRelay(orm, config, logger, () => reconciler.wake()) : null;
 logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE, temporal: config.TEMPORAL_ADDRESS }, 'worker started');
 try {
   // The SDK runtime turns SIGINT/SIGTERM into a graceful shutdown: run() resolves once in-flight tasks finish.
   await worker.run();
 } finally {
   await relay?.stop();
+  await reconciler.stop();
   await temporal.connection.close();
   await connection.close();
   await orm.close();

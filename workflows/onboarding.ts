@@ -1,34 +1,11 @@
-import { condition, defineQuery, defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
+import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { OnboardingActivities } from '../activities/onboarding.ts';
-
-export interface OnboardingInput {
-  tenantId: string;
-  holderId: string;
-}
-
-export interface KycResult {
-  approved: boolean;
-  reason?: string;
-  /** E.164 phone confirmed during KYC. */
-  phone?: string;
-  /** Companies: the partner (owner) who answered for the company. */
-  partner?: { name: string; document: string };
-}
-
-export type OnboardingState = 'WAITING_FOR_KYC' | 'IN_PROGRESS' | 'APPROVED' | 'REJECTED';
-
-/** Sent when the holder opens the KYC page (the provider's, or the sandbox page). */
-export const kycPageOpened = defineSignal('kycPageOpened');
-/** Sent with the KYC decision. */
-export const kycResultReceived = defineSignal<[KycResult]>('kycResultReceived');
-export const onboardingState = defineQuery<OnboardingState>('onboardingState');
+import { kycPageOpened, kycResultReceived, onboardingState, type KycResult, type OnboardingInput, type OnboardingState } from './contracts/onboarding.ts';
 
 const activities = proxyActivities<OnboardingActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
-
-export const onboardingWorkflowId = (holderId: string) => `onboarding-${holderId}`;
 
 /**
  * One run per holder, started at registration: provisions the (PENDING) account, follows the holder through KYC and

@@ -1,11 +1,6 @@
-import { condition, defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
+import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { PixChargeActivities } from '../activities/pix-charges.ts';
-import type { ChargeStatus } from '../src/pix/charges.ts';
-
-export const pixChargeWorkflowId = (chargeId: string) => `pix-charge-${chargeId}`;
-
-/** Sent after a payment commits, so the run ends at once instead of holding its timer until the expiry. */
-export const chargePaid = defineSignal('chargePaid');
+import { chargePaid, type ChargeStatus, type PixChargeInput } from './contracts/pix-charge.ts';
 
 const activities = proxyActivities<PixChargeActivities>({
   startToCloseTimeout: '30 seconds',
@@ -16,7 +11,7 @@ const activities = proxyActivities<PixChargeActivities>({
  * One run per charge, started at its creation: a durable timer until `expiresAt`, then the charge expires unless it
  * was paid meanwhile. The signal is only a shortcut: if it is lost, the activity finds the charge PAID and leaves it.
  */
-export async function pixChargeWorkflow(input: { chargeId: string; expiresAt: string }): Promise<ChargeStatus> {
+export async function pixChargeWorkflow(input: PixChargeInput): Promise<ChargeStatus> {
   let paid = false;
   setHandler(chargePaid, () => {
     paid = true;

@@ -1,17 +1,6 @@
-import { allHandlersFinished, condition, defineUpdate, proxyActivities, proxyLocalActivities, setHandler, sleep } from '@temporalio/workflow';
+import { allHandlersFinished, condition, proxyActivities, proxyLocalActivities, setHandler, sleep } from '@temporalio/workflow';
 import type { PixPayoutActivities } from '../activities/pix-payouts.ts';
-import type { PayoutOpening } from '../src/pix/payouts.ts';
-
-/** The payment request waits on this: it returns once the debit is decided (PROCESSING or REJECTED). */
-export const payoutOpened = defineUpdate<PayoutOpening>('payoutOpened');
-
-export const pixPayoutWorkflowId = (payoutId: string) => `pix-payout-${payoutId}`;
-
-export interface PixPayoutInput {
-  payoutId: string;
-  pollMs: number;
-  refundWatchMs: number;
-}
+import { payoutOpened, type PayoutOpening, type PixPayoutInput } from './contracts/pix-payout.ts';
 
 const { openPixPayout } = proxyLocalActivities<PixPayoutActivities>({
   startToCloseTimeout: '10 seconds',

@@ -1,15 +1,6 @@
 import { CancellationScope, isCancellation, proxyActivities, sleep } from '@temporalio/workflow';
 import type { WebhookActivities } from '../activities/webhooks.ts';
-
-export interface DeliveryInput {
-  deliveryId: string;
-  eventId: string;
-  endpointId: string;
-  /** The retry schedule in force when the delivery was enqueued (milliseconds). */
-  retry: { initialMs: number; maxMs: number; windowMs: number };
-}
-
-export const deliveryWorkflowId = (eventId: string, endpointId: string) => `webhook-${eventId}-${endpointId}`;
+import type { DeliveryInput } from './contracts/webhook-delivery.ts';
 
 const { attemptDelivery, finishDelivery } = proxyActivities<WebhookActivities>({
   // One attempt: the receiver has 10 s; the activity itself never retries, the workflow schedules the next attempt.

@@ -1,15 +1,20 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { WorkflowUpdateFailedError } from '@temporalio/client';
 import type { Account } from '../accounts/entities.ts';
 import type { Services } from '../services.ts';
 import { AppError, notFound } from '../shared/errors.ts';
 import { newUuid } from '../shared/ids.ts';
 import { assertSameRequest, requestHash } from '../shared/idempotency.ts';
 import { decodeCursor, isoUtc, pageOf } from '../shared/pagination.ts';
-import { SearchAttributes } from '../temporal/search-attributes.ts';
-import { submitTev, type TevRequest, type TevResult } from '../transfers/service.ts';
+import { dispatchHandOff } from '../handoff/dispatch.ts';
+import { insertHandOff } from '../handoff/store.ts';
+import { submitTev, type TevAnswer, type TevRequest } from '../transfers/service.ts';
 import type { PayoutRequest } from '../pix/payouts.ts';
-import { approvalWorkflow, approvalWorkflowId, decide, type ApprovalStatus } from '../../workflows/approval.ts';
+import { executeUpdateWithStart, isAlreadyStarted } from '../temporal/workflow-start.ts';
+import { approvalStart, decide, type ApprovalStatus } from '../../workflows/contracts/approval.ts';
+
+/** How long an approver waits for the held payment to run. */
+const DECISION_DEADLINE_MS = 30_000;
 
 /** What a held payment will do once approved: a TEV to an account, or a Pix payout to a key. */
 export type HeldPayment =
@@ -70,52 +75,49 @@ export function approvalView(r: ApprovalRow) {
 
 /**
  * Holds a payment of an account under dual approval: everything an immediate payment checks has been checked by the
- * caller; this records the request (the same Idempotency-Key returns the same request, another body is 409) and
- * starts the approval workflow that waits for the approver.
+ * caller; this records the request (the same Idempotency-Key returns the same request, another body is 409) with the
+ * hand-off of its approval workflow, which waits for the approver.
  */
 export async function holdForApproval(
   { orm, temporal, config }: Services,
-  r: { tenantId: string; source: Account; requesterHolderId: string; idempotencyKey: string; payment: HeldPayment },
+  r: { tenantId: string; source: Pick<Account, 'id' | 'approverHolderId'>; requesterHolderId: string; idempotencyKey: string; payment: HeldPayment },
 ): Promise<Held> {
-  const em = orm.em.fork();
   const hash = requestHash(r.payment);
   const expiresAt = new Date(Date.now() + config.APPROVAL_TTL_MS);
-  const [inserted] = await em.execute<{ id: string }[]>(
-    `insert into approval_request (id, tenant_id, account_id, requester_holder_id, approver_holder_id, kind, payload, idempotency_key, request_hash, status, expires_at)
-     values (?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, 'PENDING', ?)
-     on conflict (account_id, idempotency_key) do nothing returning id`,
-    [newUuid(), r.tenantId, r.source.id, r.requesterHolderId, r.source.approverHolderId, r.payment.kind, JSON.stringify(r.payment), r.idempotencyKey, hash, expiresAt],
-  );
-  const [row] = inserted
-    ? await em.execute<ApprovalRow[]>(`${SELECT} where r.id = ?`, [inserted.id])
-    : await em.execute<ApprovalRow[]>(`${SELECT} where r.account_id = ? and r.idempotency_key = ?`, [r.source.id, r.idempotencyKey]);
-  assertSameRequest(row!.request_hash, hash);
-  await temporal.client.workflow
-    .start(approvalWorkflow, {
-      workflowId: approvalWorkflowId(row!.id),
-      taskQueue: config.TEMPORAL_TASK_QUEUE,
-      args: [{ requestId: row!.id, expiresAt: new Date(row!.expires_at).toISOString() }],
-      workflowIdConflictPolicy: 'USE_EXISTING',
-      workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      typedSearchAttributes: [
-        { key: SearchAttributes.TenantId, value: r.tenantId },
-        { key: SearchAttributes.AccountId, value: r.source.id },
-        { key: SearchAttributes.ApprovalRequestId, value: row!.id },
-      ],
-    })
-    .catch((err: unknown) => {
-      // A finished request's run is closed: the stored request is the answer.
-      if (!(err instanceof Error && err.name === 'WorkflowExecutionAlreadyStartedError')) throw err;
-    });
-  return { approvalRequestId: row!.id, status: row!.status, expiresAt: new Date(row!.expires_at).toISOString() };
+  const { row, handOff } = await orm.em.fork().transactional(async (em) => {
+    const [inserted] = await em.execute<ApprovalRow[]>(
+      `insert into approval_request (id, tenant_id, account_id, requester_holder_id, approver_holder_id, kind, payload, idempotency_key, request_hash, status, expires_at)
+       values (?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, 'PENDING', ?)
+       on conflict (account_id, idempotency_key) do nothing returning *`,
+      [newUuid(), r.tenantId, r.source.id, r.requesterHolderId, r.source.approverHolderId, r.payment.kind, JSON.stringify(r.payment), r.idempotencyKey, hash, expiresAt],
+    );
+    if (!inserted) {
+      const [existing] = await em.execute<ApprovalRow[]>('select * from approval_request where account_id = ? and idempotency_key = ?', [r.source.id, r.idempotencyKey]);
+      return { row: existing!, handOff: null };
+    }
+    const start = approvalStart({ requestId: inserted.id, tenantId: r.tenantId, accountId: r.source.id, expiresAt: expiresAt.toISOString() });
+    return { row: inserted, handOff: await insertHandOff(em, config.TEMPORAL_TASK_QUEUE, start) };
+  });
+  assertSameRequest(row.request_hash, hash);
+  if (handOff) await dispatchHandOff(temporal.client, orm.em.fork(), handOff);
+  return { approvalRequestId: row.id, status: row.status, expiresAt: new Date(row.expires_at).toISOString() };
 }
 
 /** A TEV from an account under dual approval is held; any other pays at once. */
-export async function submitTevOrHold(services: Services, r: TevRequest, requesterHolderId: string): Promise<{ held: Held } | { result: TevResult }> {
-  if (!r.source.approverHolderId) return { result: await submitTev(services, r) };
-  if (r.source.id === r.destination.id) throw new AppError(400, 'SAME_ACCOUNT', 'The destination is the source account itself');
-  const payment: HeldPayment = { kind: 'TEV', destinationAccountId: r.destination.id, amountCents: r.amountCents.toString(), description: r.description, externalRef: r.externalRef };
-  return { held: await holdForApproval(services, { tenantId: r.tenantId, source: r.source, requesterHolderId, idempotencyKey: r.idempotencyKey, payment }) };
+export async function submitTevOrHold(services: Services, r: TevRequest, requesterHolderId: string): Promise<{ held: Held } | { result: TevAnswer }> {
+  const result = await submitTev(services, r);
+  if (result.kind !== 'approval_required') return { result };
+  const [source] = await services.orm.em.fork().execute<{ id: string; approver_holder_id: string }[]>('select id, approver_holder_id from account where id = ?', [r.sourceAccountId]);
+  const payment: HeldPayment = { kind: 'TEV', destinationAccountId: result.destinationAccountId, amountCents: r.amountCents.toString(), description: r.description, externalRef: r.externalRef };
+  return {
+    held: await holdForApproval(services, {
+      tenantId: r.tenantId,
+      source: { id: source!.id, approverHolderId: source!.approver_holder_id },
+      requesterHolderId,
+      idempotencyKey: r.idempotencyKey,
+      payment,
+    }),
+  };
 }
 
 /** A request the holder may see: its requester or its approver, in its tenant. */
@@ -147,14 +149,16 @@ export async function listForApprover(em: EntityManager, cursorKey: string, appr
 export async function decideApproval(services: Services, em: EntityManager, request: ApprovalRow, approve: boolean): Promise<ApprovalRow> {
   const alreadyDecided = () => new AppError(409, 'APPROVAL_ALREADY_DECIDED', 'This approval request was already decided or has expired');
   if (request.status !== 'PENDING' || Date.parse(request.expires_at) <= Date.now()) throw alreadyDecided();
+  // With-Start: a request whose run the hand-off has not started yet gets it now.
+  const start = approvalStart({ requestId: request.id, tenantId: request.tenant_id, accountId: request.account_id, expiresAt: new Date(request.expires_at).toISOString() });
   try {
-    await services.temporal.client.workflow.getHandle(approvalWorkflowId(request.id)).executeUpdate(decide, { args: [{ approve }] });
+    await executeUpdateWithStart(services.temporal.client, services.config.TEMPORAL_TASK_QUEUE, start, decide, DECISION_DEADLINE_MS, [{ approve }]);
   } catch (err) {
     // Refused by the validator (another decision came first) or the run already closed (expired).
-    if (err instanceof WorkflowUpdateFailedError || err instanceof WorkflowNotFoundError) throw alreadyDecided();
+    if (err instanceof WorkflowUpdateFailedError || isAlreadyStarted(err)) throw alreadyDecided();
     const [now] = await em.execute<ApprovalRow[]>(`${SELECT} where r.id = ?`, [request.id]);
     if (now!.status !== 'PENDING') throw alreadyDecided();
-    throw err;
+    throw new AppError(503, 'TEMPORARILY_UNAVAILABLE', 'The decision could not be applied right now; try again shortly');
   }
   const [row] = await em.execute<ApprovalRow[]>(`${SELECT} where r.id = ?`, [request.id]);
   return row!;

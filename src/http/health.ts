@@ -1,9 +1,21 @@
 import type { Services } from '../services.ts';
+import { within } from '../shared/time.ts';
 import type { HealthCheck } from './app.ts';
+
+const HEALTH_DEADLINE_MS = 2000;
 
 export function dependencyChecks({ orm, temporal }: Services): HealthCheck[] {
   return [
-    { name: 'database', check: async () => void (await orm.em.fork().execute('select 1')) },
-    { name: 'temporal', check: async () => void (await temporal.connection.workflowService.getSystemInfo({})) },
+    { name: 'database', check: async () => void (await within(orm.em.fork().execute('select 1'), HEALTH_DEADLINE_MS, 'PostgreSQL does not answer')) },
+    {
+      name: 'temporal',
+      check: async () => {
+        try {
+          await temporal.connection.withDeadline(Date.now() + HEALTH_DEADLINE_MS, () => temporal.connection.workflowService.getSystemInfo({}));
+        } catch {
+          throw new Error('Temporal is unreachable; payments are accepted and handed to their workflows once it is back');
+        }
+      },
+    },
   ];
 }

@@ -55,7 +55,8 @@ function page(holder: Holder, notice?: string): string {
  * Sandbox KYC (SANDBOX=1): the page behind `onboardingLink` and its completion endpoint. Both signal the holder's
  * onboarding workflow exactly as a real KYC provider's callback would.
  */
-export function registerKycSandboxRoutes(router: Router, registry: OpenAPIRegistry, { orm, temporal, config }: Services): void {
+export function registerKycSandboxRoutes(router: Router, registry: OpenAPIRegistry, services: Services): void {
+  const { orm } = services;
   const findByRequisition = async (requisitionId: number) => {
     const holder = await orm.em.fork().findOne(Holder, { onboardingRequisitionId: requisitionId });
     if (!holder) throw notFound('Onboarding requisition');
@@ -66,7 +67,7 @@ export function registerKycSandboxRoutes(router: Router, registry: OpenAPIRegist
     const parsed = requisitionParams.safeParse(req.params);
     if (!parsed.success) throw notFound('Onboarding requisition');
     const holder = await findByRequisition(parsed.data.requisitionId);
-    if (holder.onboardingStep === 'PENDING') await signalKycPageOpened(temporal.client, config.TEMPORAL_TASK_QUEUE, holder);
+    if (holder.onboardingStep === 'PENDING') await signalKycPageOpened(services, holder);
     res.type('html').send(page(holder));
   });
 
@@ -96,7 +97,7 @@ export function registerKycSandboxRoutes(router: Router, registry: OpenAPIRegist
           { path: 'body.partnerDocument', message: 'required for companies (CPF)' },
         ]);
       }
-      await signalKycResult(temporal.client, config.TEMPORAL_TASK_QUEUE, holder, {
+      await signalKycResult(services, holder, {
         approved,
         ...(body.reason ? { reason: body.reason } : {}),
         ...(body.phone ? { phone: body.phone } : {}),

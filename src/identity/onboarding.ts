@@ -1,34 +1,21 @@
-import type { Client } from '@temporalio/client';
-import { SearchAttributes } from '../temporal/search-attributes.ts';
-import { kycPageOpened, kycResultReceived, onboardingWorkflowId, type KycResult } from '../../workflows/onboarding.ts';
+import { dispatchHandOff } from '../handoff/dispatch.ts';
+import { insertHandOff } from '../handoff/store.ts';
+import type { Services } from '../services.ts';
+import { kycPageOpened, kycResultReceived, onboardingStart, type KycResult } from '../../workflows/contracts/onboarding.ts';
 import type { Holder } from './entities.ts';
 
 /**
- * Starting and signalling go through signal-with-start, so a holder whose run could not be started at registration
- * (Temporal briefly unreachable) gets it the first time the KYC page is opened.
+ * The KYC page's signals (what a provider's callback would send) go through the durable hand-off as wakes: recorded
+ * in PostgreSQL, then sent with signal-with-start, so a holder whose run is missing gets it, and a signal sent while
+ * Temporal is unreachable is delivered when it comes back.
  */
-function startOptions(holder: Holder, taskQueue: string) {
-  return {
-    taskQueue,
-    workflowId: onboardingWorkflowId(holder.id),
-    // A finished onboarding is never started again.
-    workflowIdReusePolicy: 'REJECT_DUPLICATE' as const,
-    args: [{ tenantId: holder.tenantId, holderId: holder.id }] as [{ tenantId: string; holderId: string }],
-    typedSearchAttributes: [
-      { key: SearchAttributes.TenantId, value: holder.tenantId },
-      { key: SearchAttributes.HolderId, value: holder.id },
-    ],
-  };
+async function wakeOnboarding({ orm, temporal, config }: Services, holder: Holder, signal: { name: string; args: unknown[] }): Promise<void> {
+  const em = orm.em.fork();
+  const handOff = await insertHandOff(em, config.TEMPORAL_TASK_QUEUE, onboardingStart(holder, signal));
+  await dispatchHandOff(temporal.client, em, handOff);
 }
 
-export async function startOnboarding(client: Client, taskQueue: string, holder: Holder): Promise<void> {
-  await client.workflow.start('onboardingWorkflow', { ...startOptions(holder, taskQueue), workflowIdConflictPolicy: 'USE_EXISTING' });
-}
+export const signalKycPageOpened = (services: Services, holder: Holder) => wakeOnboarding(services, holder, { name: kycPageOpened.name, args: [] });
 
-export async function signalKycPageOpened(client: Client, taskQueue: string, holder: Holder): Promise<void> {
-  await client.workflow.signalWithStart('onboardingWorkflow', { ...startOptions(holder, taskQueue), signal: kycPageOpened, signalArgs: [] });
-}
-
-export async function signalKycResult(client: Client, taskQueue: string, holder: Holder, result: KycResult): Promise<void> {
-  await client.workflow.signalWithStart('onboardingWorkflow', { ...startOptions(holder, taskQueue), signal: kycResultReceived, signalArgs: [result] });
-}
+export const signalKycResult = (services: Services, holder: Holder, result: KycResult) =>
+  wakeOnboarding(services, holder, { name: kycResultReceived.name, args: [result] });

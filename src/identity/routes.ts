@@ -9,7 +9,7 @@ import type { HolderType } from '../shared/documents.ts';
 import { reaisToCents, MAX_AMOUNT_CENTS } from '../shared/money.ts';
 import type { HolderAuth } from './authenticator.ts';
 import type { Holder } from './entities.ts';
-import { startOnboarding } from './onboarding.ts';
+import { dispatchHandOff } from '../handoff/dispatch.ts';
 import { changePin, createPin } from './pin.ts';
 import {
   AccountSummary,
@@ -28,7 +28,7 @@ import { issueHolderToken } from './tokens.ts';
 import { holderView } from './views.ts';
 
 export function registerIdentityRoutes(router: Router, registry: OpenAPIRegistry, services: Services, auth: Authenticator<HolderAuth>): void {
-  const { config, orm, temporal, logger } = services;
+  const { config, orm, temporal } = services;
 
   async function authenticationResult(holder: Holder, token: string) {
     const em = orm.em.fork();
@@ -50,11 +50,8 @@ export function registerIdentityRoutes(router: Router, registry: OpenAPIRegistry
       },
       async handler({ headers, body: input }) {
         const em = orm.em.fork();
-        const holder = await registerHolder(em, config, headers['x-tenant-id'], type, input);
-        await startOnboarding(temporal.client, config.TEMPORAL_TASK_QUEUE, holder).catch((err: unknown) =>
-          // The KYC page starts the run with signal-with-start if this one did not.
-          logger.error({ err, holderId: holder.id }, 'could not start onboarding workflow'),
-        );
+        const { holder, handOff } = await registerHolder(em, config, headers['x-tenant-id'], type, input);
+        await dispatchHandOff(temporal.client, em, handOff);
         return { status: 201, body: { [key]: holderView(config, holder), token: issueHolderToken(config, holder) } };
       },
     });

@@ -2,6 +2,7 @@ import { randomInt } from 'node:crypto';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../config.ts';
+import { insertHandOff, type HandOff } from '../handoff/store.ts';
 import type { HolderType } from '../shared/documents.ts';
 import { AppError } from '../shared/errors.ts';
 import { newUuid } from '../shared/ids.ts';
@@ -10,6 +11,7 @@ import { hashSecretSlow, verifyDecoy, verifySecretSlow } from '../shared/secrets
 import { authenticateTenantKey, findTenant } from '../tenants/service.ts';
 import { Holder } from './entities.ts';
 import { issueHolderToken } from './tokens.ts';
+import { onboardingStart } from '../../workflows/contracts/onboarding.ts';
 
 export const BLOCKED_MESSAGE = 'Conta bloqueada. Procure o suporte.';
 
@@ -26,9 +28,11 @@ export interface Registration {
  */
 const newRequisitionId = () => randomInt(10_000_000_000_000, 100_000_000_000_000);
 
-export async function registerHolder(em: EntityManager, config: Config, tenantId: string, type: HolderType, input: Registration): Promise<Holder> {
+/** Registers a holder with the hand-off of its onboarding workflow, in one transaction. */
+export async function registerHolder(em: EntityManager, config: Config, tenantId: string, type: HolderType, input: Registration): Promise<{ holder: Holder; handOff: HandOff }> {
   if (!(await findTenant(em, tenantId))) throw new AppError(400, 'UNKNOWN_TENANT', 'X-Tenant-Id does not name a tenant');
-  const holder = em.create(Holder, {
+  const passwordHash = await hashSecretSlow(input.password, config.KEY_PEPPER);
+  const fields = {
     id: newUuid(),
     tenantId,
     type,
@@ -38,9 +42,9 @@ export async function registerHolder(em: EntityManager, config: Config, tenantId
     emailConfirmed: false,
     phone: null,
     phoneConfirmed: false,
-    passwordHash: await hashSecretSlow(input.password, config.KEY_PEPPER),
-    status: 'PENDING',
-    onboardingStep: 'PENDING',
+    passwordHash,
+    status: 'PENDING' as const,
+    onboardingStep: 'PENDING' as const,
     onboardingRequisitionId: newRequisitionId(),
     kyc: null,
     pinHash: null,
@@ -48,9 +52,13 @@ export async function registerHolder(em: EntityManager, config: Config, tenantId
     pinLockedAt: null,
     createdAt: new Date(),
     updatedAt: new Date(),
-  });
+  };
   try {
-    await em.flush();
+    return await em.transactional(async (tx) => {
+      const holder = tx.create(Holder, fields);
+      await tx.flush();
+      return { holder, handOff: await insertHandOff(tx, config.TEMPORAL_TASK_QUEUE, onboardingStart(holder)) };
+    });
   } catch (err) {
     if (err instanceof UniqueConstraintViolationException) {
       const field = /email/.test(err.message) ? 'email' : 'document';
@@ -60,7 +68,6 @@ export async function registerHolder(em: EntityManager, config: Config, tenantId
     }
     throw err;
   }
-  return holder;
 }
 
 export function assertNotBlocked(holder: Holder): void {

@@ -14,8 +14,8 @@ export interface LockedAccount {
   agency: string;
   number: string;
   pixAccountId: string;
-  holderStatus: string | null;
-  onboardingStep: string | null;
+  /** The one rule for whether the account may send or receive money (`account_may_move_money`, in SQL). */
+  mayMoveMoney: boolean;
   holderName: string | null;
   holderDocument: string | null;
 }
@@ -72,10 +72,25 @@ export class InsufficientBalance extends Error {
  * keys, so it must not conflict with the KEY SHARE locks that foreign-key checks take (inserting a transfer that
  * references an account being posted would otherwise deadlock with the posting).
  */
+interface LockedAccountRow {
+  id: string;
+  tenant_id: string;
+  kind: LockedAccount['kind'];
+  status: LockedAccount['status'];
+  balance: string;
+  agency: string;
+  number: string;
+  pix_account_id: string;
+  may_move_money: boolean;
+  holder_name: string | null;
+  holder_document: string | null;
+}
+
 export async function lockAccounts(em: EntityManager, accountIds: string[]): Promise<Map<string, LockedAccount>> {
-  const rows = await em.execute<Record<string, string | null>[]>(
+  const rows = await em.execute<LockedAccountRow[]>(
     `select a.id, a.tenant_id, a.kind, a.status, a.balance_cents::text as balance, a.agency, a.number, a.pix_account_id,
-            h.status as holder_status, h.onboarding_step, h.name as holder_name, h.document as holder_document
+            coalesce(account_may_move_money(a.status, h.status, h.onboarding_step), false) as may_move_money,
+            h.name as holder_name, h.document as holder_document
        from account a left join holder h on h.id = a.holder_id
       where a.id in (?)
       order by a.id
@@ -84,20 +99,19 @@ export async function lockAccounts(em: EntityManager, accountIds: string[]): Pro
   );
   return new Map(
     rows.map((r) => [
-      r.id!,
+      r.id,
       {
-        id: r.id!,
-        tenantId: r.tenant_id!,
-        kind: r.kind as LockedAccount['kind'],
-        status: r.status as LockedAccount['status'],
-        balanceCents: BigInt(r.balance!),
-        agency: r.agency!,
-        number: r.number!,
-        pixAccountId: r.pix_account_id!,
-        holderStatus: r.holder_status ?? null,
-        onboardingStep: r.onboarding_step ?? null,
-        holderName: r.holder_name ?? null,
-        holderDocument: r.holder_document ?? null,
+        id: r.id,
+        tenantId: r.tenant_id,
+        kind: r.kind,
+        status: r.status,
+        balanceCents: BigInt(r.balance),
+        agency: r.agency,
+        number: r.number,
+        pixAccountId: r.pix_account_id,
+        mayMoveMoney: r.may_move_money,
+        holderName: r.holder_name,
+        holderDocument: r.holder_document,
       },
     ]),
   );

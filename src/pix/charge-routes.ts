@@ -13,9 +13,10 @@ import { pageQuery } from '../shared/pagination.ts';
 import { z } from '../shared/zod.ts';
 import { scopedAccount, type IntegrationAuth } from '../tenants/api-key-auth.ts';
 import { idempotencyKey } from '../shared/idempotency.ts';
+import { dispatchHandOff } from '../handoff/dispatch.ts';
+import { CHARGE_STATUSES } from '../../workflows/contracts/pix-charge.ts';
 import { refundCharge } from './charge-settlement.ts';
 import {
-  CHARGE_STATUSES,
   chargeOfAccount,
   chargeView,
   DEFAULT_EXPIRY_SECONDS,
@@ -24,7 +25,6 @@ import {
   MAX_EXPIRY_SECONDS,
   MAX_TAG_LENGTH,
   MIN_EXPIRY_SECONDS,
-  startChargeTimer,
 } from './charges.ts';
 
 const cents = (description: string) => centsAmountSchema.openapi({ type: 'string', example: '1050', description });
@@ -99,13 +99,12 @@ export function registerPixChargeRoutes(router: Router, registry: OpenAPIRegistr
     },
     async handler({ auth: a, params, headers, body }) {
       const { account, holder } = await operableAccount(a, params.accountId);
-      const { charge } = await insertCharge(a.em, account, holder.name, config.publicBaseUrl, headers['idempotency-key'], {
+      const { charge, handOff } = await insertCharge(a.em, config.TEMPORAL_TASK_QUEUE, account, holder.name, config.publicBaseUrl, headers['idempotency-key'], {
         amountCents: body.amountCents,
         expiresInSeconds: body.expiresInSeconds,
         tag: body.tag ?? null,
       });
-      // Also on a retry: a creation whose timer failed to start gets it now.
-      await startChargeTimer(temporal.client, config.TEMPORAL_TASK_QUEUE, charge);
+      if (handOff) await dispatchHandOff(temporal.client, a.em, handOff);
       return { status: 201, body: chargeView(charge) };
     },
   });

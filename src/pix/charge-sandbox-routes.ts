@@ -6,7 +6,7 @@ import type { Services } from '../services.ts';
 import { documentSchema } from '../shared/documents.ts';
 import { centsAmountSchema } from '../shared/money.ts';
 import { z } from '../shared/zod.ts';
-import { chargePaid, pixChargeWorkflowId } from '../../workflows/pix-charge.ts';
+import { chargePaid, pixChargeWorkflowId } from '../../workflows/contracts/pix-charge.ts';
 import { payCharge } from './charge-settlement.ts';
 import { SANDBOX_PAYER } from './sandbox-routes.ts';
 

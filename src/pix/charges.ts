@@ -1,6 +1,5 @@
 import { randomInt } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Client } from '@temporalio/client';
 import type { Account } from '../accounts/entities.ts';
 import { enqueueEvents } from '../events/outbox.ts';
 import { feesFor } from '../fees/service.ts';
@@ -8,17 +7,14 @@ import { assertSameRequest, requestHash } from '../shared/idempotency.ts';
 import { AppError, notFound } from '../shared/errors.ts';
 import { newCuid } from '../shared/ids.ts';
 import { decodeCursor, isoUtc, pageOf } from '../shared/pagination.ts';
-import { SearchAttributes } from '../temporal/search-attributes.ts';
-import { pixChargeWorkflow, pixChargeWorkflowId } from '../../workflows/pix-charge.ts';
+import { insertHandOff, type HandOff } from '../handoff/store.ts';
+import { pixChargeStart, type ChargeStatus } from '../../workflows/contracts/pix-charge.ts';
 import { buildBrCode } from './brcode.ts';
 
 /**
  * Pix charges (cobranças): lifecycle and reads. A charge is ACTIVE from creation until a payer pays it (PAID) or its
  * expiry passes (EXPIRED, set by the charge's workflow timer). Money moves in `charge-settlement.ts`.
  */
-
-export const CHARGE_STATUSES = ['ACTIVE', 'PAID', 'EXPIRED'] as const;
-export type ChargeStatus = (typeof CHARGE_STATUSES)[number];
 
 export const MIN_EXPIRY_SECONDS = 1;
 export const MAX_EXPIRY_SECONDS = 2_592_000; // 30 days
@@ -95,20 +91,21 @@ export interface NewCharge {
 }
 
 /**
- * Records a charge and its BR Code. The Idempotency-Key returns the original charge on a retry with the same body;
- * another body under that key is 409. `created` tells whether this call made it.
+ * Records a charge and its BR Code, with the hand-off of its expiry workflow in the same transaction. The
+ * Idempotency-Key returns the original charge on a retry with the same body; another body under that key is 409.
  */
 export async function insertCharge(
   em: EntityManager,
+  taskQueue: string,
   account: Account,
   merchantName: string,
   publicBaseUrl: string,
   idempotencyKey: string,
   input: NewCharge,
-): Promise<{ charge: ChargeRow; created: boolean }> {
+): Promise<{ charge: ChargeRow; handOff: HandOff | null }> {
   const hash = requestHash([input.amountCents.toString(), input.expiresInSeconds, input.tag]);
   const existing = await chargeByKey(em, account.id, idempotencyKey);
-  if (existing) return { charge: sameRequest(existing, hash), created: false };
+  if (existing) return { charge: sameRequest(existing, hash), handOff: null };
 
   // A charge the receive fee would swallow could never be paid (the payment refuses it): refuse it now.
   const fee = (await feesFor(em, [account.id])).get(account.id)!.pixIn;
@@ -116,16 +113,20 @@ export async function insertCharge(
 
   const txid = newTxid();
   const brCode = buildBrCode({ url: chargeLocation(publicBaseUrl, txid), amountCents: input.amountCents, merchantName, merchantCity: MERCHANT_CITY });
-  const [row] = await em.execute<{ id: string }[]>(
-    `insert into pix_charge (id, tenant_id, account_id, pix_account_id, txid, amount_cents, tag, br_code, status, idempotency_key, request_hash, expires_at)
-     values (?, ?, ?, ?, ?, ?, ?, ?, 'ACTIVE', ?, ?, now() + make_interval(secs => ?))
-     on conflict (account_id, idempotency_key) do nothing
-     returning id`,
-    [newCuid(), account.tenantId, account.id, account.pixAccountId, txid, input.amountCents.toString(), input.tag, brCode, idempotencyKey, hash, input.expiresInSeconds],
-  );
-  // A concurrent request with the same key won the insert: answer as its retry.
-  if (!row) return { charge: sameRequest((await chargeByKey(em, account.id, idempotencyKey))!, hash), created: false };
-  return { charge: (await chargeById(em, row.id))!, created: true };
+  return em.transactional(async (tx) => {
+    const [row] = await tx.execute<ChargeRow[]>(
+      `insert into pix_charge (id, tenant_id, account_id, pix_account_id, txid, amount_cents, tag, br_code, status, idempotency_key, request_hash, expires_at)
+       values (?, ?, ?, ?, ?, ?, ?, ?, 'ACTIVE', ?, ?, now() + make_interval(secs => ?))
+       on conflict (account_id, idempotency_key) do nothing
+       returning id`,
+      [newCuid(), account.tenantId, account.id, account.pixAccountId, txid, input.amountCents.toString(), input.tag, brCode, idempotencyKey, hash, input.expiresInSeconds],
+    );
+    // A concurrent request with the same key won the insert: answer as its retry.
+    if (!row) return { charge: sameRequest((await chargeByKey(tx, account.id, idempotencyKey))!, hash), handOff: null };
+    const charge = (await chargeById(tx, row.id))!;
+    const start = pixChargeStart({ chargeId: charge.id, tenantId: charge.tenant_id, accountId: charge.account_id, expiresAt: charge.expires_at });
+    return { charge, handOff: await insertHandOff(tx, taskQueue, start) };
+  });
 }
 
 function sameRequest(charge: ChargeRow, hash: string): ChargeRow {
@@ -141,30 +142,6 @@ async function chargeByKey(em: EntityManager, accountId: string, idempotencyKey:
 async function chargeById(em: EntityManager, chargeId: string): Promise<ChargeRow | undefined> {
   const [row] = await em.execute<ChargeRow[]>(`select ${CHARGE_COLUMNS} from pix_charge c where c.id = ?`, [chargeId]);
   return row;
-}
-
-/**
- * Starts the charge's expiry timer. Safe to call again for the same charge (a retried creation): the running
- * workflow is kept, and one that already finished is not started twice.
- */
-export async function startChargeTimer(client: Client, taskQueue: string, charge: ChargeRow): Promise<void> {
-  await client.workflow
-    .start(pixChargeWorkflow, {
-      workflowId: pixChargeWorkflowId(charge.id),
-      taskQueue,
-      args: [{ chargeId: charge.id, expiresAt: charge.expires_at }],
-      workflowIdConflictPolicy: 'USE_EXISTING',
-      workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      typedSearchAttributes: [
-        { key: SearchAttributes.TenantId, value: charge.tenant_id },
-        { key: SearchAttributes.AccountId, value: charge.account_id },
-        { key: SearchAttributes.ChargeId, value: charge.id },
-      ],
-    })
-    .catch((err: unknown) => {
-      // The charge's run already closed (paid or expired): nothing left to time.
-      if (!(err instanceof Error && err.name === 'WorkflowExecutionAlreadyStartedError')) throw err;
-    });
 }
 
 /** A charge of this account; a charge of any other account is 404, as if it did not exist. */

@@ -1,7 +1,6 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { randomUUID } from 'node:crypto';
 import type { Router } from 'express';
-import { WithStartWorkflowOperation } from '@temporalio/client';
 import { authorizeWrite, operatingAccount } from '../accounts/operating.ts';
 import { holdForApproval } from '../approvals/service.ts';
 import { tenantHeaders } from '../http/common-schemas.ts';
@@ -13,11 +12,11 @@ import type { Services } from '../services.ts';
 import { AppError, validationError } from '../shared/errors.ts';
 import { reaisAmountSchema } from '../shared/money.ts';
 import { z } from '../shared/zod.ts';
-import { updateWithStartWithin } from '../temporal/early-return.ts';
-import { SearchAttributes } from '../temporal/search-attributes.ts';
+import { confirmHandOff } from '../handoff/dispatch.ts';
+import { startWithUpdate } from '../temporal/workflow-start.ts';
 import { idempotencyKey } from '../shared/idempotency.ts';
 import { description } from '../transfers/schemas.ts';
-import { payoutOpened, pixPayoutWorkflow, pixPayoutWorkflowId } from '../../workflows/pix-payout.ts';
+import { payoutOpened, pixPayoutStart } from '../../workflows/contracts/pix-payout.ts';
 import { parseBrCode } from './brcode.ts';
 import { PIX_KEY_TYPES, validatePixKey, withPixKey, type PixKeyType } from './keys.ts';
 import { pixProvider } from './provider-factory.ts';
@@ -52,26 +51,11 @@ export function registerPixPaymentRoutes(router: Router, registry: OpenAPIRegist
       const payment = { kind: 'PIX' as const, ...held, amountCents: held.amountCents.toString(), beneficiary };
       return { status: 202, body: await holdForApproval(services, { tenantId: a.holder.tenantId, source: account, requesterHolderId: a.holder.id, idempotencyKey, payment }) };
     }
-    const { payoutId, opening: stored } = await recordPayout(a.em, config.KEY_PEPPER, { ...r, tenantId: a.holder.tenantId, beneficiary });
-    const opening =
-      stored ??
-      (await updateWithStartWithin(
-        temporal.client,
-        config.TEV_RESPONSE_DEADLINE_MS,
-        payoutOpened,
-        new WithStartWorkflowOperation(pixPayoutWorkflow, {
-          workflowId: pixPayoutWorkflowId(payoutId),
-          taskQueue: config.TEMPORAL_TASK_QUEUE,
-          args: [{ payoutId, pollMs: config.PIX_POLL_MS, refundWatchMs: config.PIX_REFUND_WATCH_MS }],
-          workflowIdConflictPolicy: 'USE_EXISTING',
-          workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
-          typedSearchAttributes: [
-            { key: SearchAttributes.TenantId, value: a.holder.tenantId },
-            { key: SearchAttributes.AccountId, value: r.account.id },
-            { key: SearchAttributes.PayoutId, value: payoutId },
-          ],
-        }),
-      ));
+    const start = (payoutId: string) => pixPayoutStart({ payoutId, tenantId: a.holder.tenantId, accountId: r.account.id, pollMs: config.PIX_POLL_MS, refundWatchMs: config.PIX_REFUND_WATCH_MS });
+    const { payoutId, opening: stored, handOff } = await recordPayout(a.em, config.KEY_PEPPER, { ...r, tenantId: a.holder.tenantId, beneficiary }, { taskQueue: config.TEMPORAL_TASK_QUEUE, start });
+    const opening = stored ?? (await startWithUpdate(temporal.client, config.TEMPORAL_TASK_QUEUE, start(payoutId), payoutOpened, config.TEV_RESPONSE_DEADLINE_MS));
+    // The debit was decided by the run: Temporal has it. Otherwise the hand-off's reconciler starts (or joins) it.
+    if (opening && handOff) await confirmHandOff(a.em, handOff);
     if (!opening) {
       // Accepted, not debited yet: the workflow debits (or refuses) as soon as a worker runs it.
       return { status: 202, body: { payout: { payoutId, status: 'PENDING', amountCents: r.amountCents.toString(), feeCents: null, createdAt: new Date().toISOString() } } };

@@ -3,11 +3,14 @@ import type { Account } from '../accounts/entities.ts';
 import { enqueueEvents, type EventType } from '../events/outbox.ts';
 import { feesFor } from '../fees/service.ts';
 import { feeRevenueAccountId, lockAccounts, postMovements, settlementAccountId, type MovementInput } from '../ledger/posting.ts';
+import { insertHandOff, type HandOff } from '../handoff/store.ts';
 import { derivedId } from '../shared/ids.ts';
+import type { WorkflowStart } from '../temporal/workflow-start.ts';
 import { assertSameRequest, requestHash } from '../shared/idempotency.ts';
 import { paymentDate } from '../shared/time.ts';
 import type { PixKeyType } from './keys.ts';
 import type { Beneficiary, ProviderPayoutState } from './provider.ts';
+import type { PayoutOpening } from '../../workflows/contracts/pix-payout.ts';
 
 export type PayoutChannel = 'PIX_OUT' | 'QR_CODE_OUT';
 export type PayoutStatus = 'REQUESTED' | 'REJECTED' | 'PROCESSING' | 'POSTED' | 'FAILED' | 'CANCELLED' | 'REFUNDED';
@@ -45,15 +48,6 @@ export interface PayoutRow {
   created_at: string;
 }
 
-/** What the payment endpoints answer once the debit is decided. */
-export interface PayoutOpening {
-  payoutId: string;
-  status: 'PROCESSING' | 'REJECTED';
-  amountCents: string;
-  feeCents: string;
-  reason: string | null;
-  createdAt: string;
-}
 
 /** Like a tevId: derived from the account and the idempotency key, so a retried request names the same payout. */
 export const payoutIdFor = (pepper: string, accountId: string, idempotencyKey: string): string =>
@@ -71,19 +65,31 @@ export const openingOf = (row: PayoutRow): PayoutOpening | null =>
         createdAt: new Date(row.created_at).toISOString(),
       };
 
-/** Records the payment request (idempotency: same key and body, same payout; another body, 409). */
-export async function recordPayout(em: EntityManager, pepper: string, r: PayoutRequest): Promise<{ payoutId: string; opening: PayoutOpening | null }> {
+/**
+ * Records the payment request (idempotency: same key and body, same payout; another body, 409). With `handOff`, the
+ * hand-off of its settlement workflow is recorded in the same transaction (a payout held for approval has none: its
+ * approval workflow starts the settlement).
+ */
+export async function recordPayout(
+  em: EntityManager,
+  pepper: string,
+  r: PayoutRequest,
+  handOff?: { taskQueue: string; start: (payoutId: string) => WorkflowStart },
+): Promise<{ payoutId: string; opening: PayoutOpening | null; handOff: HandOff | null }> {
   const payoutId = payoutIdFor(pepper, r.account.id, r.idempotencyKey);
   const hash = requestHash([r.channel, r.amountCents.toString(), r.pixKey, r.pixKeyType, r.qr?.txid ?? null, r.description]);
-  await em.execute(
-    `insert into pix_payout (id, tenant_id, account_id, channel, amount_cents, pix_key, pix_key_type, beneficiary, qr, description, idempotency_key, request_hash, status)
-     values (?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?, ?, ?, 'REQUESTED')
-     on conflict do nothing`,
-    [payoutId, r.tenantId, r.account.id, r.channel, r.amountCents.toString(), r.pixKey, r.pixKeyType, JSON.stringify(r.beneficiary), r.qr ? JSON.stringify(r.qr) : null, r.description, r.idempotencyKey, hash],
-  );
-  const [row] = await em.execute<PayoutRow[]>('select * from pix_payout where id = ?', [payoutId]);
-  assertSameRequest(row!.request_hash, hash);
-  return { payoutId, opening: openingOf(row!) };
+  return em.transactional(async (tx) => {
+    const inserted = await tx.execute<{ id: string }[]>(
+      `insert into pix_payout (id, tenant_id, account_id, channel, amount_cents, pix_key, pix_key_type, beneficiary, qr, description, idempotency_key, request_hash, status)
+       values (?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?, ?, ?, 'REQUESTED')
+       on conflict do nothing returning id`,
+      [payoutId, r.tenantId, r.account.id, r.channel, r.amountCents.toString(), r.pixKey, r.pixKeyType, JSON.stringify(r.beneficiary), r.qr ? JSON.stringify(r.qr) : null, r.description, r.idempotencyKey, hash],
+    );
+    const [row] = await tx.execute<PayoutRow[]>('select * from pix_payout where id = ?', [payoutId]);
+    assertSameRequest(row!.request_hash, hash);
+    const recorded = inserted.length > 0 && handOff ? await insertHandOff(tx, handOff.taskQueue, handOff.start(payoutId)) : null;
+    return { payoutId, opening: openingOf(row!), handOff: recorded };
+  });
 }
 
 async function lockPayout(em: EntityManager, payoutId: string): Promise<PayoutRow> {
@@ -112,8 +118,7 @@ export async function openPayout(em: EntityManager, payoutId: string): Promise<P
     const locked = await lockAccounts(tx, [row.account_id, settlementId, ...(revenueId ? [revenueId] : [])]);
     const account = locked.get(row.account_id)!;
     const amount = BigInt(row.amount_cents);
-    const active = account.status === 'APPROVED' && account.holderStatus === 'ACTIVE';
-    const reason = !active ? 'SOURCE_NOT_ACTIVE' : account.balanceCents < amount + fee ? 'INSUFFICIENT_BALANCE' : null;
+    const reason = !account.mayMoveMoney ? 'SOURCE_NOT_ACTIVE' : account.balanceCents < amount + fee ? 'INSUFFICIENT_BALANCE' : null;
     if (reason) {
       const [rejected] = await tx.execute<PayoutRow[]>(`update pix_payout set status = 'REJECTED', reason = ?, fee_cents = ? where id = ? returning *`, [reason, fee.toString(), payoutId]);
       return openingOf(rejected!)!;

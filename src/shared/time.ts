@@ -30,3 +30,14 @@ export function isoSaoPaulo(date: Date): string {
   const p = partsIn(date, SAO_PAULO);
   return `${p.date}T${p.time}.${String(date.getUTCMilliseconds()).padStart(3, '0')}${p.offset}`;
 }
+
+export class DeadlineExceeded extends Error {}
+
+/** The work's result, or a DeadlineExceeded rejection once `ms` pass (the work itself goes on). */
+export function within<T>(work: Promise<T>, ms: number, message = `no answer within ${ms} ms`): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new DeadlineExceeded(message)), ms);
+  });
+  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
+}

@@ -15,6 +15,15 @@ export async function connectTemporal(config: Pick<Config, 'TEMPORAL_ADDRESS' | 
   return { connection, client: new Client({ connection, namespace: config.TEMPORAL_NAMESPACE }) };
 }
 
+/**
+ * A client that connects on first use and reconnects by itself: the api starts, and serves what does not need
+ * Temporal, while Temporal is unreachable. Calls fail until it is back (callers hand their work off meanwhile).
+ */
+export function lazyTemporal(config: Pick<Config, 'TEMPORAL_ADDRESS' | 'TEMPORAL_NAMESPACE'>): Temporal {
+  const connection = Connection.lazy({ address: config.TEMPORAL_ADDRESS });
+  return { connection, client: new Client({ connection, namespace: config.TEMPORAL_NAMESPACE }) };
+}
+
 /** Registers the platform's custom search attributes that the namespace lacks (idempotent). */
 export async function ensureSearchAttributes(connection: Connection, namespace: string): Promise<string[]> {
   const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace });

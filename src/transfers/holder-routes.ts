@@ -96,14 +96,11 @@ export function registerHolderTevRoutes(router: Router, registry: OpenAPIRegistr
     },
     async handler({ auth: a, params, body, headers }) {
       const source = await operatingAccount(a, params.accountId);
-      const destination = await a.em.findOne(Account, { tenantId: a.holder.tenantId, agency: source.agency, number: body.accountNumber, kind: 'HOLDER' });
-      if (!destination) throw new AppError(400, 'DESTINATION_NOT_FOUND', 'No account with this number in this tenant');
-      if (destination.id === source.id) throw new AppError(400, 'SAME_ACCOUNT', 'The destination is the source account itself');
       await authorizeWrite(a, config, body.pin);
       const outcome = await submitTevOrHold(services, {
         tenantId: a.holder.tenantId,
-        source,
-        destination,
+        sourceAccountId: source.id,
+        destination: { branch: source.agency, account: body.accountNumber },
         amountCents: body.amount,
         description: body.description ?? null,
         externalRef: null,

@@ -3,18 +3,14 @@ import type { Router } from 'express';
 import type { Authenticator } from '../http/route.ts';
 import { defineRoute } from '../http/route.ts';
 import type { Services } from '../services.ts';
-import { AppError, notFound } from '../shared/errors.ts';
+import { notFound } from '../shared/errors.ts';
 import { centsAmountSchema } from '../shared/money.ts';
 import { z } from '../shared/zod.ts';
 import { actingAccount, type IntegrationAuth } from '../tenants/api-key-auth.ts';
-import { assertAccountOperational } from '../accounts/service.ts';
 import { ApprovalPending } from '../approvals/routes.ts';
 import { submitTevOrHold } from '../approvals/service.ts';
-import { assertOnboarded } from '../identity/service.ts';
-import { Holder } from '../identity/entities.ts';
 import { idempotencyKey } from '../shared/idempotency.ts';
 import { description, TevCreated, TevRead } from './schemas.ts';
-import { findDestination } from './service.ts';
 import { integrationTevReply } from './views.ts';
 
 export const pixAccountHeader = z.object({
@@ -69,14 +65,10 @@ export function registerIntegrationTevRoutes(router: Router, registry: OpenAPIRe
     },
     async handler({ auth: a, headers, body }) {
       const source = await actingAccount(a, headers['x-pix-account-id']);
-      assertOnboarded(await a.em.findOneOrFail(Holder, { id: source.holderId! }));
-      assertAccountOperational(source);
-      const destination = await findDestination(a.em, a.principal.tenantId, body.destinationBranch, body.destinationAccount);
-      if (!destination) throw new AppError(400, 'DESTINATION_NOT_FOUND', 'No account with this branch and number in this tenant');
       const outcome = await submitTevOrHold(services, {
         tenantId: a.principal.tenantId,
-        source,
-        destination,
+        sourceAccountId: source.id,
+        destination: { branch: body.destinationBranch, account: body.destinationAccount },
         amountCents: body.amountCents,
         description: body.description ?? null,
         externalRef: body.externalRef ?? null,

@@ -1,22 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import type { EntityManager } from '@mikro-orm/postgresql';
-import { WithStartWorkflowOperation } from '@temporalio/client';
-import { Account } from '../accounts/entities.ts';
-import { AGENCY } from '../accounts/service.ts';
+import { handOffUncertain, dispatchHandOff } from '../handoff/dispatch.ts';
+import { BLOCKED_MESSAGE } from '../identity/service.ts';
 import type { Services } from '../services.ts';
-import { AppError } from '../shared/errors.ts';
+import { AppError, notFound } from '../shared/errors.ts';
 import { derivedId } from '../shared/ids.ts';
-import { assertSameRequest, requestHash } from '../shared/idempotency.ts';
-import { updateWithStartWithin } from '../temporal/early-return.ts';
-import { SearchAttributes } from '../temporal/search-attributes.ts';
-import { tevOutcome, tevWorkflow, tevWorkflowId, type TevOutcome } from '../../workflows/tev.ts';
-
-export type TevOrigin = 'HOLDER_API' | 'INTEGRATION_API' | 'APPROVAL';
+import { idempotencyConflict } from '../shared/idempotency.ts';
+import { within } from '../shared/time.ts';
+import { tevResolutionStart, type SandboxTevOutcome, type TevOrigin, type TevOutcome, type TevSubmission } from '../../workflows/contracts/tev.ts';
+import { settleTev, type Settlement, type SettlementRefusal } from './settlement.ts';
 
 export interface TevRequest {
   tenantId: string;
-  source: Account;
-  destination: Account;
+  sourceAccountId: string;
+  destination: TevSubmission['destination'];
   amountCents: bigint;
   description: string | null;
   externalRef: string | null;
@@ -24,99 +20,93 @@ export interface TevRequest {
   origin: TevOrigin;
 }
 
-export type TevResult = { kind: 'done' | 'rejected'; outcome: TevOutcome } | { kind: 'submitted_unknown'; tevId: string; reason: string };
+export type TevResult =
+  | { kind: 'done' | 'rejected'; outcome: TevOutcome }
+  | { kind: 'submitted_unknown'; tevId: string; reason: string }
+  /** The source is under dual approval: the caller holds the payment for its approver. */
+  | { kind: 'approval_required'; destinationAccountId: string };
+
+/** What a TEV request is answered with, once a held payment is out of the picture. */
+export type TevAnswer = Exclude<TevResult, { kind: 'approval_required' }>;
 
 /** The transfer id, from the source account and the idempotency key. */
 export const tevIdFor = (pepper: string, sourceAccountId: string, idempotencyKey: string): string =>
   derivedId(pepper, 't', `tev:${sourceAccountId}:${idempotencyKey}`);
 
-/** Destination by branch and account, with or without leading zeros, in the caller's tenant. */
-export async function findDestination(em: EntityManager, tenantId: string, branch: string, account: string): Promise<Account | null> {
-  const number = account.replace(/^0+/, '');
-  const agency = branch.replace(/^0+/, '').padStart(AGENCY.length, '0');
-  return em.findOne(Account, { tenantId, agency, number, kind: 'HOLDER' });
+export const SUBMITTED_UNKNOWN_REASON =
+  'The outcome is not known yet; the platform resolves it by itself. Follow GET /v1/tev/:id or the tev.out.* events.';
+
+/** Sandbox: an amount ending in ,97 resolves DONE and one ending in ,98 FAILED, both after `submitted_unknown`. */
+function sandboxOutcome({ config }: Services, amountCents: bigint): SandboxTevOutcome | null {
+  if (!config.SANDBOX) return null;
+  const cents = amountCents % 100n;
+  if (cents === 97n) return { delayMs: config.SANDBOX_TEV_RESOLVE_MS, outcome: 'DONE' };
+  if (cents === 98n) return { delayMs: config.SANDBOX_TEV_RESOLVE_MS, outcome: 'FAILED' };
+  return null;
 }
 
-interface StoredTev {
-  id: string;
-  status: 'PROCESSING' | 'DONE' | 'FAILED';
-  request_hash: string;
-  amount_cents: string;
-  fee_out_cents: string | null;
-  reason: string | null;
-  resolved_at: string | null;
-}
+const REFUSALS: Record<Exclude<SettlementRefusal, 'APPROVAL_REQUIRED'>, () => AppError> = {
+  SOURCE_NOT_FOUND: () => notFound('Account'),
+  HOLDER_BLOCKED: () => new AppError(401, 'HOLDER_BLOCKED', BLOCKED_MESSAGE),
+  ONBOARDING_INCOMPLETE: () => new AppError(403, 'ONBOARDING_INCOMPLETE', 'Finish identity verification (onboardingLink) before operating the account'),
+  ACCOUNT_NOT_APPROVED: () => new AppError(403, 'ACCOUNT_NOT_APPROVED', 'The account is not APPROVED; operations need an APPROVED account'),
+  DESTINATION_NOT_FOUND: () => new AppError(400, 'DESTINATION_NOT_FOUND', 'No account with this branch and number in this tenant'),
+  SAME_ACCOUNT: () => new AppError(400, 'SAME_ACCOUNT', 'The destination is the source account itself'),
+  IDEMPOTENCY_KEY_REUSED: idempotencyConflict,
+  EXTERNAL_REF_TAKEN: () => new AppError(409, 'EXTERNAL_REF_TAKEN', 'This externalRef was already used by another transfer of this account'),
+};
 
-const STORED_COLUMNS = 'id, status, request_hash, amount_cents, fee_out_cents, reason, resolved_at';
-
-const stored = (row: StoredTev): TevResult | null =>
-  row.status === 'PROCESSING'
-    ? null
-    : {
-        kind: row.status === 'DONE' ? 'done' : 'rejected',
-        outcome: {
-          tevId: row.id,
-          status: row.status,
-          amountCents: row.amount_cents,
-          feeCents: row.status === 'DONE' ? (row.fee_out_cents ?? '0') : '0',
-          reason: row.reason,
-          resolvedAt: new Date(row.resolved_at!).toISOString(),
-        },
-      };
-
-/**
- * Records the transfer in PostgreSQL, the durable record of idempotency keys and results. A key reused with another
- * body is 409; with the same body, the stored result once the transfer has resolved.
- */
-export async function recordTev(em: EntityManager, pepper: string, r: TevRequest): Promise<{ tevId: string; stored: TevResult | null }> {
-  if (r.source.id === r.destination.id) throw new AppError(400, 'SAME_ACCOUNT', 'The destination is the source account itself');
-  const tevId = tevIdFor(pepper, r.source.id, r.idempotencyKey);
-  const hash = requestHash([r.destination.id, r.amountCents.toString(), r.description, r.externalRef]);
-  // No conflict target: two identical requests racing may collide on the id or on (source account, key) first;
-  // either way the loser does nothing and reads the winner's record.
-  const inserted = await em.execute<StoredTev[]>(
-    `insert into tev_transfer (id, tenant_id, source_account_id, destination_account_id, amount_cents, description, external_ref,
-                               end_to_end_id, idempotency_key, request_hash, origin, status)
-     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'PROCESSING')
-     on conflict do nothing
-     returning ${STORED_COLUMNS}`,
-    [tevId, r.tenantId, r.source.id, r.destination.id, r.amountCents.toString(), r.description, r.externalRef, randomUUID(), r.idempotencyKey, hash, r.origin],
-  );
-  if (inserted.length > 0) return { tevId, stored: null };
-  const [existing] = await em.execute<StoredTev[]>(`select ${STORED_COLUMNS} from tev_transfer where id = ?`, [tevId]);
-  // Not this request's record: the conflict was another transfer's externalRef.
-  if (!existing) throw new AppError(409, 'EXTERNAL_REF_TAKEN', 'This externalRef was already used by another transfer of this account');
-  assertSameRequest(existing.request_hash, hash);
-  return { tevId, stored: stored(existing) };
+function resultOf(settled: Settlement): TevResult {
+  switch (settled.code) {
+    case 'DONE':
+      return { kind: 'done', outcome: settled.outcome };
+    case 'FAILED':
+      return { kind: 'rejected', outcome: settled.outcome };
+    case 'PROCESSING':
+      return { kind: 'submitted_unknown', tevId: settled.tevId, reason: SUBMITTED_UNKNOWN_REASON };
+    case 'APPROVAL_REQUIRED':
+      return { kind: 'approval_required', destinationAccountId: settled.destinationId! };
+    default:
+      throw REFUSALS[settled.code]();
+  }
 }
 
 /**
- * Records the transfer, then runs its workflow with Update-with-Start and waits for the outcome until the deadline:
- * `done`, `rejected`, or `submitted_unknown` (the workflow still resolves it by itself).
+ * A TEV, synchronously: one database transaction settles it (`done`, or `rejected` with nothing moved). Only when the
+ * outcome is not known in time (a lost connection, a statement timeout, the response deadline) does Temporal come in:
+ * the answer is `submitted_unknown`, and the resolution workflow settles it or reads how it settled.
  */
-export async function submitTev({ orm, temporal, config }: Services, r: TevRequest): Promise<TevResult> {
+export async function submitTev(services: Services, r: TevRequest): Promise<TevResult> {
+  const { orm, config, temporal, logger } = services;
+  const submission: TevSubmission = {
+    tevId: tevIdFor(config.KEY_PEPPER, r.sourceAccountId, r.idempotencyKey),
+    tenantId: r.tenantId,
+    sourceAccountId: r.sourceAccountId,
+    destination: r.destination,
+    amountCents: r.amountCents.toString(),
+    description: r.description,
+    externalRef: r.externalRef,
+    endToEndId: randomUUID(),
+    idempotencyKey: r.idempotencyKey,
+    origin: r.origin,
+  };
   const em = orm.em.fork();
-  const { tevId, stored: result } = await recordTev(em, config.KEY_PEPPER, r);
-  if (result) return result;
-
-  const client = temporal.client;
-  const start = new WithStartWorkflowOperation(tevWorkflow, {
-    workflowId: tevWorkflowId(tevId),
-    taskQueue: config.TEMPORAL_TASK_QUEUE,
-    args: [{ tevId }],
-    workflowIdConflictPolicy: 'USE_EXISTING',
-    // A run that failed or was terminated before resolving may be started again; a completed one never is.
-    workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
-    typedSearchAttributes: [
-      { key: SearchAttributes.TenantId, value: r.tenantId },
-      { key: SearchAttributes.AccountId, value: r.source.id },
-      { key: SearchAttributes.TevId, value: tevId },
-    ],
-  });
-  const outcome = await updateWithStartWithin(client, config.TEV_RESPONSE_DEADLINE_MS, tevOutcome, start);
-  if (outcome) return { kind: outcome.status === 'DONE' ? 'done' : 'rejected', outcome };
-  // No outcome in time or an interrupted call: the run, if it started, settles the transfer; if it did not, a retry
-  // with the same Idempotency-Key starts it.
-  const [row] = await em.execute<StoredTev[]>(`select ${STORED_COLUMNS} from tev_transfer where id = ?`, [tevId]);
-  return stored(row!) ?? { kind: 'submitted_unknown', tevId, reason: 'The outcome is not known yet; the platform resolves it by itself. Follow GET /v1/tev/:id or the tev.out.* events.' };
+  const sandbox = sandboxOutcome(services, r.amountCents);
+  if (sandbox) {
+    // Recorded PROCESSING with its hand-off in one transaction; the workflow resolves it a few seconds later.
+    const start = tevResolutionStart({ submission, sandbox });
+    const settled = await settleTev(em, config, submission, 'HOLD', { handOff: { ...start, taskQueue: config.TEMPORAL_TASK_QUEUE } });
+    if (settled.code === 'PROCESSING') {
+      await dispatchHandOff(temporal.client, em, { key: start.workflowId, version: 1, taskQueue: config.TEMPORAL_TASK_QUEUE, start });
+    }
+    return resultOf(settled);
+  }
+  try {
+    return resultOf(await within(settleTev(em, config, submission, 'SUBMIT'), config.TEV_RESPONSE_DEADLINE_MS));
+  } catch (err) {
+    if (err instanceof AppError) throw err;
+    logger.warn({ err, tevId: submission.tevId }, 'TEV outcome unknown; handing it to its resolution workflow');
+    handOffUncertain(temporal.client, orm, config.TEMPORAL_TASK_QUEUE, tevResolutionStart({ submission, sandbox: null }), logger);
+    return { kind: 'submitted_unknown', tevId: submission.tevId, reason: SUBMITTED_UNKNOWN_REASON };
+  }
 }

@@ -1,7 +1,8 @@
 import { command } from '../admin/command.ts';
 import { AppError, notFound } from '../shared/errors.ts';
 import { z } from '../shared/zod.ts';
-import { webhookDeliveryWorkflow } from '../../workflows/webhook-delivery.ts';
+import { startWorkflow } from '../temporal/workflow-start.ts';
+import { deliveryStart } from '../../workflows/contracts/webhook-delivery.ts';
 import { retrySchedule } from './relay.ts';
 
 export const webhookCommands = {
@@ -30,22 +31,19 @@ export const webhookCommands = {
     transactional: false,
     flags: z.object({ event: z.uuid(), webhook: z.string().min(1) }),
     async run({ em, config, temporal }, f) {
-      const [d] = await em.execute<{ id: string; enabled: boolean }[]>(
+      const [d] = await em.execute<{ id: string; enabled: boolean; tenant_id: string; account_id: string }[]>(
         `update webhook_delivery d set status = 'PENDING', finished_at = null
            from webhook_endpoint e where e.id = d.endpoint_id and d.event_id = ? and d.endpoint_id = ?
-         returning d.id, e.enabled`,
+         returning d.id, e.enabled, e.tenant_id, e.account_id`,
         [f.event, f.webhook],
       );
       if (!d) throw notFound('Delivery');
       if (!d.enabled) throw new AppError(409, 'WEBHOOK_DISABLED', 'The endpoint is deleted; register it again to receive events');
-      const workflowId = `webhook-${f.event}-${f.webhook}-redelivery-${Date.now()}`;
+      // The same id as the first delivery, so deleting the endpoint cancels a redelivery too; its run was closed.
+      const start = deliveryStart({ deliveryId: d.id, eventId: f.event, endpointId: f.webhook, retry: retrySchedule(config), tenantId: d.tenant_id, accountId: d.account_id });
       const { client } = await temporal();
-      await client.workflow.start(webhookDeliveryWorkflow, {
-        workflowId,
-        taskQueue: config.TEMPORAL_TASK_QUEUE,
-        args: [{ deliveryId: d.id, eventId: f.event, endpointId: f.webhook, retry: retrySchedule(config) }],
-      });
-      return { deliveryId: d.id, workflowId };
+      await startWorkflow(client, config.TEMPORAL_TASK_QUEUE, { ...start, reusePolicy: 'ALLOW_DUPLICATE' });
+      return { deliveryId: d.id, workflowId: start.workflowId };
     },
   }),
 };

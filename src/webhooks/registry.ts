@@ -10,7 +10,7 @@ import { decodeCursor, isoUtc, pageOf } from '../shared/pagination.ts';
 import { isoSaoPaulo } from '../shared/time.ts';
 import { resolvesToPublic } from './address-guard.ts';
 import { sealToken } from './token-box.ts';
-import { deliveryWorkflowId } from '../../workflows/webhook-delivery.ts';
+import { deliveryWorkflowId } from '../../workflows/contracts/webhook-delivery.ts';
 
 interface EndpointRow {
   id: string;

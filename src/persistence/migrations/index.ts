@@ -6,6 +6,8 @@ import { Migration20261122000500_webhooks } from './Migration20261122000500_webh
 import { Migration20261122000600_approvals } from './Migration20261122000600_approvals.ts';
 import { Migration20261122000700_pix_payouts } from './Migration20261122000700_pix_payouts.ts';
 import { Migration20261122000800_charges } from './Migration20261122000800_charges.ts';
+import { Migration20261122000900_workflow_handoff } from './Migration20261122000900_workflow_handoff.ts';
+import { Migration20261122001000_tev_settlement } from './Migration20261122001000_tev_settlement.ts';
 
 /** Every schema change, in order. New migrations are appended here. */
 export const migrations = [
@@ -17,4 +19,6 @@ export const migrations = [
   Migration20261122000600_approvals,
   Migration20261122000700_pix_payouts,
   Migration20261122000800_charges,
+  Migration20261122000900_workflow_handoff,
+  Migration20261122001000_tev_settlement,
 ];

@@ -1,0 +1,93 @@
+import type { Client } from '@temporalio/client';
+import type { Logger } from 'pino';
+import type { Orm } from '../persistence/orm.ts';
+import { startWorkflow } from '../temporal/workflow-start.ts';
+import { claimDueHandOffs, deleteHandOff, handOffOf, rescheduleHandOff } from './store.ts';
+
+const SWEEP_MS = 1000;
+const BATCH = 200;
+const PARALLEL = 16;
+/** Long enough for a batch of starts; a reconciler that dies holding rows delays them this long. */
+const LEASE_MS = 60_000;
+/** Retries stay this close together, so work resumes within seconds of Temporal coming back. */
+const MAX_RETRY_MS = 2000;
+
+export interface Reconciler {
+  /** Look now: hand-offs that are due at once were just recorded. */
+  wake(): void;
+  stop(): Promise<void>;
+}
+
+const retryDelay = (attempts: number) => Math.min(250 * 2 ** Math.min(attempts, 10), MAX_RETRY_MS);
+
+/**
+ * Starts every workflow that was recorded as needed (`workflow_start`) and is not confirmed yet: those whose writer
+ * could not reach Temporal, or died before trying. Several workers may run it at once: rows are claimed with a lease,
+ * ids are deterministic, and "already started" counts as done.
+ */
+export function startHandOffReconciler(orm: Orm, client: Client, taskQueue: string, logger: Logger): Reconciler {
+  let stopped = false;
+  let wake: (() => void) | undefined;
+  let woken = false;
+
+  async function sweep(): Promise<number> {
+    const em = orm.em.fork();
+    const rows = await claimDueHandOffs(em, taskQueue, BATCH, LEASE_MS);
+    let failed = 0;
+    let lastError = '';
+    for (let i = 0; i < rows.length; i += PARALLEL) {
+      await Promise.all(
+        rows.slice(i, i + PARALLEL).map(async (row) => {
+          const h = handOffOf(row);
+          try {
+            await startWorkflow(client, taskQueue, h.start);
+            await deleteHandOff(em, h);
+          } catch (err) {
+            failed++;
+            lastError = err instanceof Error ? err.message : String(err);
+            await rescheduleHandOff(em, h, retryDelay(row.attempts), lastError);
+          }
+        }),
+      );
+    }
+    if (rows.length > 0) logger.info({ started: rows.length - failed, failed, ...(failed ? { lastError } : {}) }, 'hand-off reconciler: workflows started');
+    return rows.length - failed;
+  }
+
+  async function loop() {
+    while (!stopped) {
+      let progressed = 0;
+      try {
+        progressed = await sweep();
+      } catch (err) {
+        logger.warn({ err }, 'hand-off reconciler could not sweep; retrying');
+      }
+      // A full batch that went through, or new work meanwhile: look again at once.
+      if (progressed >= BATCH || woken) {
+        woken = false;
+        continue;
+      }
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, SWEEP_MS);
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      wake = undefined;
+    }
+  }
+
+  const running = loop();
+  return {
+    wake() {
+      woken = true;
+      wake?.();
+    },
+    async stop() {
+      stopped = true;
+      wake?.();
+      await running;
+    },
+  };
+}

@@ -1,0 +1,108 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { WorkflowStart } from '../temporal/workflow-start.ts';
+
+/** One row of `workflow_start`: a workflow that must run (or be woken) and has not been confirmed by Temporal. */
+export interface HandOffRow {
+  key: string;
+  task_queue: string;
+  workflow_type: string;
+  workflow_id: string;
+  args: unknown[];
+  search_attributes: WorkflowStart['searchAttributes'];
+  reuse_policy: WorkflowStart['reusePolicy'];
+  signal: string | null;
+  signal_args: unknown[] | null;
+  version: number;
+  attempts: number;
+}
+
+/** A recorded hand-off: what to start, and which version of the row a confirmation removes. */
+export interface HandOff {
+  key: string;
+  version: number;
+  taskQueue: string;
+  start: WorkflowStart;
+}
+
+const keyOf = (s: WorkflowStart) => (s.signal ? `${s.workflowId}#${s.signal.name}` : s.workflowId);
+
+export function handOffOf(row: HandOffRow): HandOff {
+  return {
+    key: row.key,
+    version: row.version,
+    taskQueue: row.task_queue,
+    start: {
+      workflowType: row.workflow_type,
+      workflowId: row.workflow_id,
+      args: row.args,
+      searchAttributes: row.search_attributes,
+      reusePolicy: row.reuse_policy,
+      ...(row.signal ? { signal: { name: row.signal, args: row.signal_args ?? [] } } : {}),
+    },
+  };
+}
+
+/**
+ * Records that the workflow must run, in the caller's transaction. Recording the same one again (a retried request,
+ * a second wake) bumps its version, so a start or signal already under way does not cancel the newer request.
+ */
+export async function insertHandOff(em: EntityManager, taskQueue: string, s: WorkflowStart): Promise<HandOff> {
+  const [h] = await insertHandOffs(em, taskQueue, [s]);
+  return h!;
+}
+
+/**
+ * Several at once, in one statement. `dueNow`: for a writer that leaves the start to the reconciler of its own
+ * process (the outbox relay) instead of starting each one itself.
+ */
+export async function insertHandOffs(em: EntityManager, taskQueue: string, starts: WorkflowStart[], options: { dueNow?: boolean } = {}): Promise<HandOff[]> {
+  if (starts.length === 0) return [];
+  const rows = await em.execute<{ key: string; version: number }[]>(
+    `insert into workflow_start (key, task_queue, workflow_type, workflow_id, args, search_attributes, reuse_policy, signal, signal_args, next_attempt_at)
+     values ${starts.map(() => `(?, ?, ?, ?, ?::jsonb, ?::jsonb, ?, ?, ?::jsonb, now() + interval '${options.dueNow ? '0' : '2'} seconds')`).join(', ')}
+     on conflict (key) do update
+       set version = workflow_start.version + 1, args = excluded.args, signal_args = excluded.signal_args, next_attempt_at = excluded.next_attempt_at
+     returning key, version`,
+    starts.flatMap((s) => [
+      keyOf(s),
+      taskQueue,
+      s.workflowType,
+      s.workflowId,
+      JSON.stringify(s.args),
+      JSON.stringify(s.searchAttributes),
+      s.reusePolicy,
+      s.signal?.name ?? null,
+      s.signal ? JSON.stringify(s.signal.args) : null,
+    ]),
+  );
+  const versions = new Map(rows.map((r) => [r.key, r.version]));
+  return starts.map((s) => ({ key: keyOf(s), version: versions.get(keyOf(s))!, taskQueue, start: s }));
+}
+
+/** Temporal has it: the row goes, unless it was requested again meanwhile. */
+export async function deleteHandOff(em: EntityManager, h: Pick<HandOff, 'key' | 'version'>): Promise<void> {
+  await em.execute('delete from workflow_start where key = ? and version = ?', [h.key, h.version]);
+}
+
+/**
+ * Claims due rows of one task queue for a lease, so that several reconcilers never work on the same row at once
+ * (SKIP LOCKED) and a reconciler that dies mid-batch only delays its rows until the lease ends.
+ */
+export async function claimDueHandOffs(em: EntityManager, taskQueue: string, limit: number, leaseMs: number): Promise<HandOffRow[]> {
+  return em.execute<HandOffRow[]>(
+    `update workflow_start set attempts = attempts + 1, next_attempt_at = now() + make_interval(secs => ?::double precision / 1000)
+      where key in (select key from workflow_start where task_queue = ? and next_attempt_at <= now()
+                     order by next_attempt_at limit ? for update skip locked)
+      returning *`,
+    [leaseMs, taskQueue, limit],
+  );
+}
+
+/** Not taken this time: try again after `delayMs`. */
+export async function rescheduleHandOff(em: EntityManager, h: Pick<HandOff, 'key' | 'version'>, delayMs: number, error: string): Promise<void> {
+  await em.execute(
+    `update workflow_start set next_attempt_at = now() + make_interval(secs => ?::double precision / 1000), last_error = ?
+      where key = ? and version = ?`,
+    [delayMs, error.slice(0, 1000), h.key, h.version],
+  );
+}

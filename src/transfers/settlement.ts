@@ -1,0 +1,116 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Config } from '../config.ts';
+import { newCuid } from '../shared/ids.ts';
+import type { WorkflowStart } from '../temporal/workflow-start.ts';
+import type { TevOutcome, TevResolutionInput, TevSubmission } from '../../workflows/contracts/tev.ts';
+
+/**
+ * How `settle_tev` treats a transfer:
+ * - SUBMIT: the request-time checks (source may operate, destination exists, dual approval), then settle;
+ * - HOLD: the same checks, then record it PROCESSING and hand it to its workflow (sandbox ,97 and ,98);
+ * - RESOLVE: settle, or read how it settled (the resolution workflow, an approved request);
+ * - FAIL: resolve it FAILED with a given reason, nothing moved (sandbox ,98).
+ */
+export type SettleMode = 'SUBMIT' | 'HOLD' | 'RESOLVE' | 'FAIL';
+
+/** Why a transfer is refused (the `reason` of a 422 `rejected`). */
+export const REJECTIONS = ['INSUFFICIENT_BALANCE', 'SOURCE_NOT_ACTIVE', 'DESTINATION_NOT_ACTIVE', 'AMOUNT_ABOVE_LIMIT', 'AMOUNT_BELOW_RECEIVE_FEE'] as const;
+
+/** The answers of `settle_tev` that are not a transfer state: the request cannot become a transfer as asked. */
+export type SettlementRefusal =
+  | 'SOURCE_NOT_FOUND'
+  | 'HOLDER_BLOCKED'
+  | 'ONBOARDING_INCOMPLETE'
+  | 'ACCOUNT_NOT_APPROVED'
+  | 'DESTINATION_NOT_FOUND'
+  | 'SAME_ACCOUNT'
+  | 'APPROVAL_REQUIRED'
+  | 'IDEMPOTENCY_KEY_REUSED'
+  | 'EXTERNAL_REF_TAKEN';
+
+export type Settlement =
+  | { code: 'DONE' | 'FAILED'; outcome: TevOutcome }
+  | { code: 'PROCESSING'; tevId: string }
+  | { code: SettlementRefusal; destinationId: string | null };
+
+interface SettleRow {
+  code: Settlement['code'];
+  tev_id: string;
+  status: string | null;
+  reason: string | null;
+  amount_cents: string | null;
+  fee_out_cents: string | null;
+  resolved_at: string | null;
+  destination_id: string | null;
+}
+
+/** 3 movements and 5 entries at most; cuid2 ids are made here, where the library is. */
+const ID_COUNT = 8;
+
+/**
+ * Settles (or records, or reads) one TEV in one statement: one round trip, one transaction. Everything the transfer
+ * writes is in `settle_tev` (migration 1000); this only passes the request and reads the answer.
+ */
+export async function settleTev(
+  em: EntityManager,
+  config: Pick<Config, 'TEV_MAX_AMOUNT_CENTS'>,
+  s: TevSubmission,
+  mode: SettleMode,
+  options: { handOff?: WorkflowStart & { taskQueue: string }; failReason?: string } = {},
+): Promise<Settlement> {
+  const byId = 'accountId' in s.destination ? s.destination.accountId : null;
+  const byNumber = 'branch' in s.destination ? s.destination : null;
+  const [row] = await em.execute<SettleRow[]>(
+    `select * from settle_tev(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::text[], ?::jsonb, ?)`,
+    [
+      mode,
+      s.tevId,
+      s.tenantId,
+      s.sourceAccountId,
+      byId,
+      byNumber?.branch ?? null,
+      byNumber?.account ?? null,
+      s.amountCents,
+      s.description,
+      s.externalRef,
+      s.endToEndId,
+      s.idempotencyKey,
+      s.origin,
+      config.TEV_MAX_AMOUNT_CENTS.toString(),
+      `{${Array.from({ length: ID_COUNT }, newCuid).join(',')}}`,
+      options.handOff ? JSON.stringify(options.handOff) : null,
+      options.failReason ?? null,
+    ],
+  );
+  const r = row!;
+  if (r.code === 'DONE' || r.code === 'FAILED') {
+    return {
+      code: r.code,
+      outcome: {
+        tevId: r.tev_id,
+        status: r.code,
+        amountCents: String(r.amount_cents),
+        feeCents: String(r.fee_out_cents ?? '0'),
+        reason: r.reason,
+        resolvedAt: new Date(r.resolved_at!).toISOString(),
+      },
+    };
+  }
+  if (r.code === 'PROCESSING') return { code: 'PROCESSING', tevId: r.tev_id };
+  return { code: r.code, destinationId: r.destination_id };
+}
+
+/** The sandbox's failure of a ,98 transfer. */
+export const SANDBOX_FAILURE = 'SANDBOX_FAILURE';
+
+/**
+ * The resolution workflow's step: settles the transfer (or fails it, for the sandbox's ,98), idempotently by tevId.
+ * A request that cannot become a transfer at all (its destination vanished) resolves FAILED without a record.
+ */
+export async function resolveTev(em: EntityManager, config: Pick<Config, 'TEV_MAX_AMOUNT_CENTS'>, input: TevResolutionInput): Promise<TevOutcome> {
+  const fail = input.sandbox?.outcome === 'FAILED';
+  const settled = await settleTev(em, config, input.submission, fail ? 'FAIL' : 'RESOLVE', fail ? { failReason: SANDBOX_FAILURE } : {});
+  if (settled.code === 'DONE' || settled.code === 'FAILED') return settled.outcome;
+  if (settled.code === 'PROCESSING') throw new Error(`TEV ${input.submission.tevId} is still processing`);
+  return { tevId: input.submission.tevId, status: 'FAILED', amountCents: input.submission.amountCents, feeCents: '0', reason: settled.code, resolvedAt: new Date().toISOString() };
+}
