@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import { openOrm, type Orm } from './persistence/orm.ts';
 import { lazyTemporal, type Temporal } from './temporal/connection.ts';
+import { createCredentialCache, type CredentialCache } from './tenants/credential-cache.ts';
 
 /** What the HTTP apps and the operator commands share: configuration, logger, database and Temporal client. */
 export interface Services {
@@ -9,15 +10,18 @@ export interface Services {
   logger: Logger;
   orm: Orm;
   temporal: Temporal;
+  /** Verified credentials, kept until revoked (every instance hears the revocation). */
+  credentials: CredentialCache;
 }
 
 /** Opens the database; Temporal is connected lazily, so the api runs (and says so on /health) while it is away. */
 export async function openServices(config: Config, logger: Logger): Promise<Services> {
   const orm = await openOrm(config.DATABASE_URL, config.DATABASE_POOL_MAX);
-  return { config, logger, orm, temporal: lazyTemporal(config) };
+  return { config, logger, orm, temporal: lazyTemporal(config), credentials: createCredentialCache(config.DATABASE_URL, logger) };
 }
 
 export async function closeServices(services: Services): Promise<void> {
+  await services.credentials.close();
   await services.temporal.connection.close();
   await services.orm.close();
 }

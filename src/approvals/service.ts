@@ -103,17 +103,19 @@ export async function holdForApproval(
   return { approvalRequestId: row.id, status: row.status, expiresAt: new Date(row.expires_at).toISOString() };
 }
 
-/** A TEV from an account under dual approval is held; any other pays at once. */
-export async function submitTevOrHold(services: Services, r: TevRequest, requesterHolderId: string): Promise<{ held: Held } | { result: TevAnswer }> {
+/** A TEV from an account under dual approval is held, as requested by the account's holder; any other pays at once. */
+export async function submitTevOrHold(services: Services, r: TevRequest): Promise<{ held: Held } | { result: TevAnswer }> {
   const result = await submitTev(services, r);
   if (result.kind !== 'approval_required') return { result };
-  const [source] = await services.orm.em.fork().execute<{ id: string; approver_holder_id: string }[]>('select id, approver_holder_id from account where id = ?', [r.sourceAccountId]);
+  const [source] = await services.orm.em
+    .fork()
+    .execute<{ id: string; holder_id: string; approver_holder_id: string }[]>('select id, holder_id, approver_holder_id from account where id = ?', [r.sourceAccountId]);
   const payment: HeldPayment = { kind: 'TEV', destinationAccountId: result.destinationAccountId, amountCents: r.amountCents.toString(), description: r.description, externalRef: r.externalRef };
   return {
     held: await holdForApproval(services, {
       tenantId: r.tenantId,
       source: { id: source!.id, approverHolderId: source!.approver_holder_id },
-      requesterHolderId,
+      requesterHolderId: source!.holder_id,
       idempotencyKey: r.idempotencyKey,
       payment,
     }),

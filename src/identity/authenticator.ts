@@ -20,7 +20,7 @@ export interface HolderAuth {
  * `Authorization: Bearer <JWT>` on `{base_url}`: a valid signature and lifetime, the tenant of `X-Tenant-Id`, a live
  * tenant key for client tokens (revocation is immediate), and a holder that is not blocked. Every failure is 401.
  */
-export function holderAuthenticator({ config, orm }: Services): Authenticator<HolderAuth> {
+export function holderAuthenticator({ config, orm, credentials }: Services): Authenticator<HolderAuth> {
   return {
     security: 'holderJwt',
     async authenticate(req, headers) {
@@ -29,7 +29,7 @@ export function holderAuthenticator({ config, orm }: Services): Authenticator<Ho
       const claims = verifyHolderToken(config, header.slice('Bearer '.length));
       if (claims.tid !== headers['x-tenant-id']) throw unauthorized('The token was not issued for this tenant');
       const em = orm.em.fork();
-      if (claims.kid && !(await tenantKeyIsActive(em, claims.tid, claims.kid))) {
+      if (claims.kid && !(await tenantKeyIsActive(em, credentials, claims.tid, claims.kid))) {
         throw unauthorized('The tenant API key that issued this token was revoked; authenticate again');
       }
       const holder = await em.findOne(Holder, { id: claims.sub, tenantId: claims.tid });

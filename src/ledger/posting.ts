@@ -186,28 +186,15 @@ export async function postMovements(em: EntityManager, locked: Map<string, Locke
 
 const tenantAccounts = new Map<string, string>();
 
-/**
- * One of the tenant's own accounts, created on first use. Its id never changes, so it is cached, but only once seen
- * committed: an id created by a transaction still open could be rolled back, and others could not lock it yet.
- */
+/** One of the tenant's own accounts (created with the tenant); their ids never change, so they are cached. */
 async function tenantAccountId(em: EntityManager, tenantId: string, kind: 'FEE_REVENUE' | 'SETTLEMENT'): Promise<string> {
   const key = `${kind}:${tenantId}`;
   const cached = tenantAccounts.get(key);
   if (cached) return cached;
-  const select = () => em.execute<{ id: string }[]>('select id from account where tenant_id = ? and kind = ?', [tenantId, kind]);
-  const [existing] = await select();
-  if (existing) {
-    tenantAccounts.set(key, existing.id);
-    return existing.id;
-  }
-  // A concurrent creator's insert makes this one wait for its commit, then do nothing.
-  await em.execute(
-    `insert into account (id, tenant_id, holder_id, kind, bank, agency, number, pix_account_id, core_account_id, status)
-     values (?, ?, null, ?, '000', '0000', nextval('account_number_seq')::text, ?, ?, 'APPROVED')
-     on conflict (tenant_id) where kind = '${kind}' do nothing`,
-    [newUuid(), tenantId, kind, newCuid(), newCuid()],
-  );
-  return (await select())[0]!.id;
+  const [row] = await em.execute<{ id: string }[]>('select id from account where tenant_id = ? and kind = ?', [tenantId, kind]);
+  if (!row) throw new Error(`tenant ${tenantId} has no ${kind} account`);
+  tenantAccounts.set(key, row.id);
+  return row.id;
 }
 
 /** Where the tenant's fees accrue. */

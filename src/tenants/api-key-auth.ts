@@ -11,14 +11,14 @@ export interface IntegrationAuth {
 }
 
 /** `Authorization: Bearer <API_KEY>` on `{api_url}`; every failure is 401. */
-export function apiKeyAuthenticator({ config, orm }: Services): Authenticator<IntegrationAuth> {
+export function apiKeyAuthenticator({ config, orm, credentials }: Services): Authenticator<IntegrationAuth> {
   return {
     security: 'apiKey',
     async authenticate(req) {
       const header = req.headers.authorization;
       const raw = header && /^Bearer \S+$/.test(header) ? header.slice('Bearer '.length) : undefined;
       const em = orm.em.fork();
-      return { principal: await authenticateApiKey(em, config.KEY_PEPPER, raw), em };
+      return { principal: await authenticateApiKey(em, credentials, config.KEY_PEPPER, raw), em };
     },
   };
 }
@@ -33,11 +33,35 @@ export async function scopedAccount(auth: IntegrationAuth, pixAccountId: string)
   return account;
 }
 
-/** The account a call acts for: `X-Pix-Account-Id` when given, else the key's only account. */
-export async function actingAccount(auth: IntegrationAuth, pixAccountIdHeader: string | undefined): Promise<Account> {
-  if (pixAccountIdHeader) return scopedAccount(auth, pixAccountIdHeader);
-  if (auth.principal.pixAccountIds.length === 1) return scopedAccount(auth, auth.principal.pixAccountIds[0]!);
+/** The Pix account a call acts for: `X-Pix-Account-Id` when given, else the key's only account. */
+function actingPixAccountId(auth: IntegrationAuth, pixAccountIdHeader: string | undefined): string {
+  if (pixAccountIdHeader) return pixAccountIdHeader;
+  if (auth.principal.pixAccountIds.length === 1) return auth.principal.pixAccountIds[0]!;
   throw new AppError(400, 'VALIDATION_ERROR', 'This API key reaches several Pix accounts: name one in X-Pix-Account-Id', [
     { path: 'headers.x-pix-account-id', message: 'required when the key reaches several Pix accounts' },
   ]);
+}
+
+/** The account a call acts for (see `actingPixAccountId`). */
+export async function actingAccount(auth: IntegrationAuth, pixAccountIdHeader: string | undefined): Promise<Account> {
+  return scopedAccount(auth, actingPixAccountId(auth, pixAccountIdHeader));
+}
+
+/** A Pix account's id never changes: kept in process, bounded. */
+const accountIdByPixAccount = new Map<string, string>();
+const ACCOUNT_IDS_KEPT = 100_000;
+
+/**
+ * Only the id of the account a call acts for, for paths that check the account's state themselves in their own
+ * statement (the TEV settlement): no row is read after the first time.
+ */
+export async function actingAccountId(auth: IntegrationAuth, pixAccountIdHeader: string | undefined): Promise<string> {
+  const pixAccountId = actingPixAccountId(auth, pixAccountIdHeader);
+  const key = `${auth.principal.tenantId}:${pixAccountId}`;
+  const known = accountIdByPixAccount.get(key);
+  if (known && auth.principal.pixAccountIds.includes(pixAccountId)) return known;
+  const account = await scopedAccount(auth, pixAccountId);
+  if (accountIdByPixAccount.size >= ACCOUNT_IDS_KEPT) accountIdByPixAccount.delete(accountIdByPixAccount.keys().next().value!);
+  accountIdByPixAccount.set(key, account.id);
+  return account.id;
 }

@@ -3,12 +3,17 @@ import { Account } from '../accounts/entities.ts';
 import { issueCredential, parseCredential, secretMatches } from '../shared/credentials.ts';
 import { AppError, notFound, unauthorized } from '../shared/errors.ts';
 import { newCuid, newUuid } from '../shared/ids.ts';
+import { REVOCATION_CHANNEL, type CredentialCache, type CredentialRef } from './credential-cache.ts';
 import { ApiKey, Tenant, TenantApiKey } from './entities.ts';
 
+/** A tenant, with its own fee revenue and settlement accounts, in one transaction. */
 export async function createTenant(em: EntityManager, input: { name: string; pinExempt: boolean }): Promise<Tenant> {
-  const tenant = em.create(Tenant, { id: newUuid(), name: input.name, pinExempt: input.pinExempt, createdAt: new Date() });
-  await em.flush();
-  return tenant;
+  return em.transactional(async (tx) => {
+    const tenant = tx.create(Tenant, { id: newUuid(), name: input.name, pinExempt: input.pinExempt, createdAt: new Date() });
+    await tx.flush();
+    await tx.execute('select create_tenant_accounts(?)', [tenant.id]);
+    return tenant;
+  });
 }
 
 export async function findTenant(em: EntityManager, tenantId: string): Promise<Tenant | null> {
@@ -34,6 +39,7 @@ export async function revokeTenantKey(em: EntityManager, tenantId: string, id: s
   if (!row) throw notFound('Tenant API key');
   row.revokedAt ??= new Date();
   await em.flush();
+  await announceRevocation(em, `tnk:${row.id}`);
   return { id: row.id, revokedAt: row.revokedAt.toISOString() };
 }
 
@@ -48,10 +54,18 @@ export async function authenticateTenantKey(em: EntityManager, pepper: string, t
   return row;
 }
 
+/** Every api instance forgets the credential when the revocation commits (their caches LISTEN for it). */
+async function announceRevocation(em: EntityManager, ref: CredentialRef): Promise<void> {
+  await em.execute('select pg_notify(?, ?)', [REVOCATION_CHANNEL, ref]);
+}
+
 /** True while the tenant key that issued a client token is still valid (revocation ends its tokens at once). */
-export async function tenantKeyIsActive(em: EntityManager, tenantId: string, keyId: string): Promise<boolean> {
-  const row = await em.findOne(TenantApiKey, { id: keyId, tenantId }, { fields: ['id', 'revokedAt'] });
-  return Boolean(row && !row.revokedAt);
+export async function tenantKeyIsActive(em: EntityManager, cache: CredentialCache, tenantId: string, keyId: string): Promise<boolean> {
+  const row = await cache.get(`tnk:${keyId}`, async () => {
+    const key = await em.findOne(TenantApiKey, { id: keyId }, { fields: ['id', 'tenantId', 'revokedAt'] });
+    return key && { tenantId: key.tenantId, revoked: Boolean(key.revokedAt) };
+  });
+  return Boolean(row && row.tenantId === tenantId && !row.revoked);
 }
 
 export async function createApiKey(em: EntityManager, pepper: string, tenantId: string, pixAccountIds: string[]): Promise<{ id: string; key: string }> {
@@ -80,6 +94,7 @@ export async function revokeApiKey(em: EntityManager, id: string): Promise<{ id:
   if (!row) throw notFound('API key');
   row.revokedAt ??= new Date();
   await em.flush();
+  await announceRevocation(em, `pak:${row.prefix}`);
   return { id: row.id, revokedAt: row.revokedAt.toISOString() };
 }
 
@@ -90,10 +105,13 @@ export interface ApiKeyPrincipal {
 }
 
 /** Checks an `{api_url}` bearer key; every failure is the same 401. */
-export async function authenticateApiKey(em: EntityManager, pepper: string, raw: string | undefined): Promise<ApiKeyPrincipal> {
+export async function authenticateApiKey(em: EntityManager, cache: CredentialCache, pepper: string, raw: string | undefined): Promise<ApiKeyPrincipal> {
   const parsed = raw ? parseCredential('pak', raw) : null;
   if (!parsed) throw unauthorized('Missing or malformed API key: send Authorization: Bearer pak_<prefix>.<secret>');
-  const row = await em.findOne(ApiKey, { prefix: parsed.prefix });
+  const row = await cache.get(`pak:${parsed.prefix}`, async () => {
+    const key = await em.findOne(ApiKey, { prefix: parsed.prefix });
+    return key && { id: key.id, tenantId: key.tenantId, secretHash: key.secretHash, pixAccountIds: key.pixAccountIds, revokedAt: key.revokedAt };
+  });
   if (!row || row.revokedAt || !secretMatches(parsed.secret, row.secretHash, pepper)) throw unauthorized('Invalid or revoked API key');
   return { apiKeyId: row.id, tenantId: row.tenantId, pixAccountIds: row.pixAccountIds };
 }

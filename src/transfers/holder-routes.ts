@@ -106,7 +106,7 @@ export function registerHolderTevRoutes(router: Router, registry: OpenAPIRegistr
         externalRef: null,
         idempotencyKey: headers['idempotency-key'] ?? randomUUID(),
         origin: 'HOLDER_API',
-      }, a.holder.id);
+      });
       return 'held' in outcome ? { status: 202, body: outcome.held } : holderTevReply(outcome.result);
     },
   });

@@ -6,7 +6,7 @@ import type { Services } from '../services.ts';
 import { notFound } from '../shared/errors.ts';
 import { centsAmountSchema } from '../shared/money.ts';
 import { z } from '../shared/zod.ts';
-import { actingAccount, type IntegrationAuth } from '../tenants/api-key-auth.ts';
+import { actingAccount, actingAccountId, type IntegrationAuth } from '../tenants/api-key-auth.ts';
 import { ApprovalPending } from '../approvals/routes.ts';
 import { submitTevOrHold } from '../approvals/service.ts';
 import { idempotencyKey } from '../shared/idempotency.ts';
@@ -64,17 +64,17 @@ export function registerIntegrationTevRoutes(router: Router, registry: OpenAPIRe
       502: { description: 'submitted_unknown', schema: TevCreated },
     },
     async handler({ auth: a, headers, body }) {
-      const source = await actingAccount(a, headers['x-pix-account-id']);
+      const sourceAccountId = await actingAccountId(a, headers['x-pix-account-id']);
       const outcome = await submitTevOrHold(services, {
         tenantId: a.principal.tenantId,
-        sourceAccountId: source.id,
+        sourceAccountId,
         destination: { branch: body.destinationBranch, account: body.destinationAccount },
         amountCents: body.amountCents,
         description: body.description ?? null,
         externalRef: body.externalRef ?? null,
         idempotencyKey: headers['idempotency-key'],
         origin: 'INTEGRATION_API',
-      }, source.holderId!);
+      });
       return 'held' in outcome ? { status: 202, body: outcome.held } : integrationTevReply(outcome.result);
     },
   });

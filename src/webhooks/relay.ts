@@ -1,4 +1,3 @@
-import pg from 'pg';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { Orm } from '../persistence/orm.ts';
@@ -6,7 +5,8 @@ import { insertHandOffs } from '../handoff/store.ts';
 import { deliveryStart, type DeliveryInput } from '../../workflows/contracts/webhook-delivery.ts';
 
 const BATCH = 500;
-const SWEEP_MS = 1000;
+/** Committed events wait at most this long: a look is one index range scan past the cursor. */
+const SWEEP_MS = 100;
 
 export interface Relay {
   stop(): Promise<void>;
@@ -20,24 +20,29 @@ export const retrySchedule = (config: Config): DeliveryInput['retry'] => ({
 
 /**
  * Moves committed events from the outbox to deliveries: one delivery row per (event, subscribed endpoint) and, in the
- * same transaction, the hand-off of its delivery workflow, which this worker's reconciler starts at once (`wake`).
- * Rows are claimed with SKIP LOCKED and ids are deterministic, so several workers may relay at once.
- * Woken by NOTIFY on insert; sweeps every second.
+ * same transaction, the hand-off of its delivery workflow, which this worker's reconciler starts at once. It follows
+ * the event log with a cursor (migration 1100), which one relay at a time holds, so several workers may run it. It
+ * polls: a NOTIFY from every posting would serialise all committing transactions on one lock.
  */
 export function startOutboxRelay(orm: Orm, config: Config, logger: Logger, startsRecorded: () => void): Relay {
   let stopped = false;
   let wake: (() => void) | undefined;
   let running: Promise<void> = Promise.resolve();
-  const listener = new pg.Client({ connectionString: config.DATABASE_URL });
 
   async function fanOut(): Promise<number> {
     const relayed = await orm.em.fork().transactional(async (em) => {
-      const events = await em.execute<{ id: string }[]>(
-        'select id from event_outbox where dispatched_at is null order by created_at limit ? for update skip locked',
-        [BATCH],
+      // One relay moves the cursor at a time; the others find it locked and wait for their next look.
+      const [cursor] = await em.execute<{ txid: string; seq: string }[]>(
+        `select txid::text, seq::text from event_relay_cursor where relay = 'webhooks' for update skip locked`,
+      );
+      if (!cursor) return 0;
+      const events = await em.execute<{ id: string; txid: string; seq: string }[]>(
+        `select id, txid::text, seq::text from event_outbox
+          where (txid, seq) > (?::xid8, ?::bigint) and txid < pg_snapshot_xmin(pg_current_snapshot())
+          order by txid, seq limit ?`,
+        [cursor.txid, cursor.seq, BATCH],
       );
       if (events.length === 0) return 0;
-      const ids = events.map((e) => e.id);
       // Subscribers when the event was created: an endpoint registered later does not receive it.
       const deliveries = await em.execute<{ id: string; event_id: string; endpoint_id: string; tenant_id: string; account_id: string }[]>(
         `with created as (
@@ -49,7 +54,7 @@ export function startOutboxRelay(orm: Orm, config: Config, logger: Logger, start
            on conflict (event_id, endpoint_id) do nothing
            returning id, event_id, endpoint_id)
          select c.id, c.event_id, c.endpoint_id, e.tenant_id, e.account_id from created c join webhook_endpoint e on e.id = c.endpoint_id`,
-        [ids],
+        [events.map((e) => e.id)],
       );
       const retry = retrySchedule(config);
       await insertHandOffs(
@@ -58,8 +63,9 @@ export function startOutboxRelay(orm: Orm, config: Config, logger: Logger, start
         deliveries.map((d) => deliveryStart({ deliveryId: d.id, eventId: d.event_id, endpointId: d.endpoint_id, retry, tenantId: d.tenant_id, accountId: d.account_id })),
         { dueNow: true },
       );
-      await em.execute('update event_outbox set dispatched_at = now() where id in (?)', [ids]);
-      return ids.length;
+      const last = events[events.length - 1]!;
+      await em.execute(`update event_relay_cursor set txid = ?::xid8, seq = ?::bigint, moved_at = now() where relay = 'webhooks'`, [last.txid, last.seq]);
+      return events.length;
     });
     if (relayed > 0) startsRecorded();
     return relayed;
@@ -84,12 +90,6 @@ export function startOutboxRelay(orm: Orm, config: Config, logger: Logger, start
     }
   }
 
-  listener.on('notification', () => wake?.());
-  listener.on('error', (err) => logger.warn({ err }, 'outbox listener lost; sweeping only'));
-  void listener
-    .connect()
-    .then(() => listener.query('listen event_outbox'))
-    .catch((err: unknown) => logger.warn({ err }, 'outbox listener unavailable; sweeping only'));
   running = loop();
 
   return {
@@ -97,7 +97,6 @@ export function startOutboxRelay(orm: Orm, config: Config, logger: Logger, start
       stopped = true;
       wake?.();
       await running;
-      await listener.end().catch(() => undefined);
     },
   };
 }

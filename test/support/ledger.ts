@@ -29,6 +29,19 @@ export async function expectLedgerConsistent(tenantId: string): Promise<void> {
   expect(total.total).toBe('0');
   const negative = await sql(`select id from account where tenant_id = $1 and kind <> 'SETTLEMENT' and balance_cents < 0`, [tenantId]);
   expect(negative).toEqual([]);
+  // The ledger tables carry no foreign keys (the posting code checks them): every reference must still hold.
+  const orphans = await sql(
+    `select m.id from movement m left join account a on a.id = m.account_id
+      where m.tenant_id = $1 and (a.id is null or a.tenant_id <> m.tenant_id)
+     union all
+     select e.id from ledger_entry e left join movement m on m.id = e.movement_id join account a on a.id = e.account_id
+      where a.tenant_id = $1 and (m.id is null or m.account_id <> e.account_id)
+     union all
+     select t.id from tev_transfer t left join movement s on s.id = t.source_movement_id left join movement d on d.id = t.destination_movement_id
+      where t.tenant_id = $1 and t.status = 'DONE' and (s.id is null or d.id is null or s.account_id <> t.source_account_id or d.account_id <> t.destination_account_id)`,
+    [tenantId],
+  );
+  expect(orphans).toEqual([]);
 }
 
 export async function balanceOf(accountId: string): Promise<bigint> {

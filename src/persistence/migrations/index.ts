@@ -8,6 +8,7 @@ import { Migration20261122000700_pix_payouts } from './Migration20261122000700_p
 import { Migration20261122000800_charges } from './Migration20261122000800_charges.ts';
 import { Migration20261122000900_workflow_handoff } from './Migration20261122000900_workflow_handoff.ts';
 import { Migration20261122001000_tev_settlement } from './Migration20261122001000_tev_settlement.ts';
+import { Migration20261122001100_event_relay_cursor } from './Migration20261122001100_event_relay_cursor.ts';
 
 /** Every schema change, in order. New migrations are appended here. */
 export const migrations = [
@@ -21,4 +22,5 @@ export const migrations = [
   Migration20261122000800_charges,
   Migration20261122000900_workflow_handoff,
   Migration20261122001000_tev_settlement,
+  Migration20261122001100_event_relay_cursor,
 ];
