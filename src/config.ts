@@ -64,6 +64,8 @@ const schema = z
     SANDBOX_TEV_RESOLVE_MS: positiveMs.default(3_000),
     /** How long a payment waits for its approver before the request expires (dual approval). Default 24 h. */
     APPROVAL_TTL_MS: positiveMs.default(86_400_000),
+    /** Longest a request is answered in: then 503 UNAVAILABLE (a dependency, usually the database, does not answer). */
+    REQUEST_DEADLINE_MS: positiveMs.default(20_000),
     /** How long an HTTP caller waits for a TEV outcome before getting `submitted_unknown`. */
     TEV_RESPONSE_DEADLINE_MS: positiveMs.default(5000),
     /** Largest single TEV; above it the transfer is rejected (422, AMOUNT_ABOVE_LIMIT). Default R$ 1,000,000.00. */

@@ -16,6 +16,7 @@ beforeAll(async () => {
   router.get('/boom', () => {
     throw new Error('relation "secret_table" does not exist at /srv/app/db.ts:42');
   });
+  router.get('/stuck', () => new Promise(() => undefined));
   router.get('/conflict', () => {
     throw new AppError(409, 'SOMETHING_TAKEN', 'That is taken', [{ path: 'body.x', message: 'taken' }]);
   });
@@ -23,6 +24,7 @@ beforeAll(async () => {
     name: 'test',
     logger: pino({ level: 'silent' }),
     bodyLimit: '1kb',
+    requestDeadlineMs: 300,
     trustProxy: 'false',
     health: [{ name: 'database', check: async () => { if (!healthy) throw new Error('connection refused'); } }],
     router,
@@ -39,6 +41,14 @@ test('an internal error is 500 INTERNAL_ERROR without internal details', async (
   expect(res.status).toBe(500);
   expect(res.body.code).toBe('INTERNAL_ERROR');
   expect(JSON.stringify(res.body)).not.toMatch(/secret_table|db\.ts|at /);
+});
+
+test('a request its dependencies leave unanswered gets 503 UNAVAILABLE with the error body at the deadline', async () => {
+  const started = Date.now();
+  const res = await http('GET', `${url}/stuck`);
+  expect(res.status).toBe(503);
+  expect(res.body).toEqual({ code: 'UNAVAILABLE', message: expect.any(String) });
+  expect(Date.now() - started).toBeLessThan(2000);
 });
 
 test('an AppError keeps its status, code, message and details', async () => {

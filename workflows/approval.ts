@@ -3,11 +3,9 @@ import type { ApprovalActivities } from '../activities/approvals.ts';
 import { decide, type ApprovalInput, type ApprovalStatus, type Decision } from './contracts/approval.ts';
 import { pixPayoutWorkflowId } from './contracts/pix-payout.ts';
 import { pixPayoutWorkflow } from './pix-payout.ts';
+import { DATABASE_STEP } from './activity-options.ts';
 
-const activities = proxyActivities<ApprovalActivities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
-});
+const activities = proxyActivities<ApprovalActivities>(DATABASE_STEP);
 
 /**
  * Holds one payment until its approver decides or the deadline passes (a durable timer). Approval runs the payment

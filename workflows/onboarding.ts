@@ -1,11 +1,9 @@
 import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { OnboardingActivities } from '../activities/onboarding.ts';
 import { kycPageOpened, kycResultReceived, onboardingState, type KycResult, type OnboardingInput, type OnboardingState } from './contracts/onboarding.ts';
+import { DATABASE_STEP } from './activity-options.ts';
 
-const activities = proxyActivities<OnboardingActivities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
-});
+const activities = proxyActivities<OnboardingActivities>(DATABASE_STEP);
 
 /**
  * One run per holder, started at registration: provisions the (PENDING) account, follows the holder through KYC and

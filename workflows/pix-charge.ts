@@ -1,11 +1,9 @@
 import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { PixChargeActivities } from '../activities/pix-charges.ts';
 import { chargePaid, type ChargeStatus, type PixChargeInput } from './contracts/pix-charge.ts';
+import { DATABASE_STEP } from './activity-options.ts';
 
-const activities = proxyActivities<PixChargeActivities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
-});
+const activities = proxyActivities<PixChargeActivities>(DATABASE_STEP);
 
 /**
  * One run per charge, started at its creation: a durable timer until `expiresAt`, then the charge expires unless it

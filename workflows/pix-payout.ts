@@ -1,15 +1,10 @@
 import { allHandlersFinished, condition, proxyActivities, proxyLocalActivities, setHandler, sleep } from '@temporalio/workflow';
 import type { PixPayoutActivities } from '../activities/pix-payouts.ts';
 import { payoutOpened, type PayoutOpening, type PixPayoutInput } from './contracts/pix-payout.ts';
+import { LOCAL_DATABASE_STEP, PROVIDER_CALL } from './activity-options.ts';
 
-const { openPixPayout } = proxyLocalActivities<PixPayoutActivities>({
-  startToCloseTimeout: '10 seconds',
-  retry: { initialInterval: '200 milliseconds', backoffCoefficient: 2, maximumInterval: '30 seconds' },
-});
-const provider = proxyActivities<PixPayoutActivities>({
-  startToCloseTimeout: '10 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
-});
+const { openPixPayout } = proxyLocalActivities<PixPayoutActivities>(LOCAL_DATABASE_STEP);
+const provider = proxyActivities<PixPayoutActivities>(PROVIDER_CALL);
 
 /**
  * One Pix payout from debit to final state: debit (early return to the caller), submit to the provider, follow it to

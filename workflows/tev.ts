@@ -1,12 +1,10 @@
 import { proxyActivities, sleep } from '@temporalio/workflow';
 import type { TevActivities } from '../activities/tev.ts';
 import type { TevOutcome, TevResolutionInput } from './contracts/tev.ts';
+import { DATABASE_STEP } from './activity-options.ts';
 
-const { resolveTev } = proxyActivities<TevActivities>({
-  startToCloseTimeout: '30 seconds',
-  // Retried until the database answers: the settlement is idempotent by tevId.
-  retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '30 seconds' },
-});
+// Retried until the database answers: the settlement is idempotent by tevId.
+const { resolveTev } = proxyActivities<TevActivities>(DATABASE_STEP);
 
 /**
  * Resolves one transfer whose outcome was not known in time (a lost connection, a statement timeout, the response

@@ -1,12 +1,9 @@
 import { CancellationScope, isCancellation, proxyActivities, sleep } from '@temporalio/workflow';
 import type { WebhookActivities } from '../activities/webhooks.ts';
 import type { DeliveryInput } from './contracts/webhook-delivery.ts';
+import { WEBHOOK_ATTEMPT } from './activity-options.ts';
 
-const { attemptDelivery, finishDelivery } = proxyActivities<WebhookActivities>({
-  // One attempt: the receiver has 10 s; the activity itself never retries, the workflow schedules the next attempt.
-  startToCloseTimeout: '30 seconds',
-  retry: { maximumAttempts: 5, initialInterval: '1 second' },
-});
+const { attemptDelivery, finishDelivery } = proxyActivities<WebhookActivities>(WEBHOOK_ATTEMPT);
 
 /**
  * Delivers one event to one endpoint: an attempt (which first checks the endpoint is still enabled), then durable

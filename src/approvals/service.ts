@@ -13,8 +13,8 @@ import type { PayoutRequest } from '../pix/payouts.ts';
 import { executeUpdateWithStart, isAlreadyStarted } from '../temporal/workflow-start.ts';
 import { approvalStart, decide, type ApprovalStatus } from '../../workflows/contracts/approval.ts';
 
-/** How long an approver waits for the held payment to run. */
-const DECISION_DEADLINE_MS = 30_000;
+/** How long an approver waits for the held payment to run (within the request deadline). */
+const DECISION_DEADLINE_MS = 15_000;
 
 /** What a held payment will do once approved: a TEV to an account, or a Pix payout to a key. */
 export type HeldPayment =

@@ -15,6 +15,8 @@ export interface HttpAppOptions {
   logger: Logger;
   trustProxy: string;
   bodyLimit: string;
+  /** A request not answered by then gets 503 UNAVAILABLE (a dependency, usually the database, does not answer). */
+  requestDeadlineMs: number;
   health: HealthCheck[];
   router: Router;
   openapi: () => object;
@@ -48,6 +50,14 @@ export function createHttpApp(options: HttpAppOptions): Express {
     }),
   );
   app.use(express.json({ limit: options.bodyLimit, strict: true, type: ['application/json', 'application/*+json'] }));
+  app.use((_req, res, next) => {
+    const timer = setTimeout(() => {
+      if (res.headersSent) return;
+      res.status(503).json({ code: 'UNAVAILABLE', message: 'The platform could not answer in time; retry later with the same Idempotency-Key' });
+    }, options.requestDeadlineMs);
+    res.once('close', () => clearTimeout(timer));
+    next();
+  });
 
   app.get('/health', async (_req, res) => {
     const failures: { path: string; message: string }[] = [];

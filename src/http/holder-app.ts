@@ -32,6 +32,7 @@ export function createHolderApp(services: Services): Express {
     name: 'Holder API',
     logger: services.logger.child({ app: 'holder' }),
     bodyLimit: services.config.JSON_BODY_LIMIT,
+    requestDeadlineMs: services.config.REQUEST_DEADLINE_MS,
     trustProxy: services.config.TRUST_PROXY,
     health: dependencyChecks(services),
     router,

@@ -22,6 +22,7 @@ export function createIntegrationApp(services: Services): Express {
     name: 'Integration API',
     logger: services.logger.child({ app: 'integration' }),
     bodyLimit: services.config.JSON_BODY_LIMIT,
+    requestDeadlineMs: services.config.REQUEST_DEADLINE_MS,
     trustProxy: services.config.TRUST_PROXY,
     health: dependencyChecks(services),
     router,

@@ -97,6 +97,8 @@ export function defineRoute<P extends AnyObject | undefined, Q extends AnyObject
       }
       const body = spec.body ? parse(spec.body, req.body, 'body') : undefined;
       const reply = await spec.handler({ params, query, headers, body, auth, req, res } as never);
+      // The request deadline answered already (503); the work itself finished, and a retry finds its result.
+      if (res.headersSent) return;
       if (reply.headers) res.set(reply.headers);
       res.status(reply.status).json(reply.body);
     } catch (err) {

@@ -1,13 +1,15 @@
 import { expect } from '@jest/globals';
 import { sql } from './db.ts';
 
+type Query = <T = any>(text: string, params?: unknown[]) => Promise<T[]>;
+
 /**
  * The ledger's invariants for one tenant: every balance equals the sum of its entries, each entry's balanceAfter
  * is the running sum, and (every posting being zero-sum) all balances of the tenant, with its fee revenue and
- * settlement accounts, add up to zero. No holder balance is negative.
+ * settlement accounts, add up to zero. No holder balance is negative. `query`: the test database, or another one.
  */
-export async function expectLedgerConsistent(tenantId: string): Promise<void> {
-  const mismatched = await sql(
+export async function expectLedgerConsistent(tenantId: string, query: Query = sql): Promise<void> {
+  const mismatched = await query(
     `select a.id, a.balance_cents, coalesce(sum(e.amount_cents), 0) as entries
        from account a left join ledger_entry e on e.account_id = a.id
       where a.tenant_id = $1
@@ -15,7 +17,7 @@ export async function expectLedgerConsistent(tenantId: string): Promise<void> {
     [tenantId],
   );
   expect(mismatched).toEqual([]);
-  const running = await sql(
+  const running = await query(
     `select id from (
        select e.id, e.balance_after_cents,
               sum(e.amount_cents) over (partition by e.account_id order by e.created_at, e.movement_id, e.line) as running
@@ -25,12 +27,12 @@ export async function expectLedgerConsistent(tenantId: string): Promise<void> {
     [tenantId],
   );
   expect(running).toEqual([]);
-  const [total] = await sql(`select coalesce(sum(balance_cents), 0)::text as total from account where tenant_id = $1`, [tenantId]);
+  const [total] = await query(`select coalesce(sum(balance_cents), 0)::text as total from account where tenant_id = $1`, [tenantId]);
   expect(total.total).toBe('0');
-  const negative = await sql(`select id from account where tenant_id = $1 and kind <> 'SETTLEMENT' and balance_cents < 0`, [tenantId]);
+  const negative = await query(`select id from account where tenant_id = $1 and kind <> 'SETTLEMENT' and balance_cents < 0`, [tenantId]);
   expect(negative).toEqual([]);
   // The ledger tables carry no foreign keys (the posting code checks them): every reference must still hold.
-  const orphans = await sql(
+  const orphans = await query(
     `select m.id from movement m left join account a on a.id = m.account_id
       where m.tenant_id = $1 and (a.id is null or a.tenant_id <> m.tenant_id)
      union all

@@ -1,0 +1,200 @@
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { apiKey, fund, newTenant, onboarded, pixAccountIdOf, waitFor } from '../support/fixtures.ts';
+import { http } from '../support/http.ts';
+import { expectLedgerConsistent } from '../support/ledger.ts';
+import { startReceiver, type Receiver } from '../support/receiver.ts';
+import { DOCUMENTED, runLoad, type Answered, type LoadCast } from './load.ts';
+import { startFaultStack, type FaultStack } from './stack.ts';
+import { adminOk } from '../support/admin.ts';
+
+/**
+ * Faults under load, against real processes: each case runs mixed requests (TEV, Pix, charges, held payments,
+ * registrations) from several clients, injects one fault in the middle, and then checks that every request got a
+ * documented answer in time and that every operation reaches its final state by itself, with the ledger conserved.
+ */
+
+const REQUEST_DEADLINE_MS = 15_000;
+const FINAL_WITHIN_MS = 60_000;
+const CLIENTS = 6;
+
+let stack: FaultStack;
+let cast: LoadCast;
+let receiver: Receiver;
+
+beforeAll(async () => {
+  stack = await startFaultStack({
+    REQUEST_DEADLINE_MS: String(REQUEST_DEADLINE_MS),
+    TEV_RESPONSE_DEADLINE_MS: '3000',
+    SANDBOX_TEV_RESOLVE_MS: '1000',
+    APPROVAL_TTL_MS: '10000',
+    SANDBOX_PIX_SETTLE_MS: '1000',
+    PIX_POLL_MS: '500',
+    PIX_REFUND_WATCH_MS: '1000',
+    WEBHOOK_RETRY_INITIAL_MS: '500',
+    WEBHOOK_RETRY_MAX_MS: '2000',
+  });
+  receiver = await startReceiver();
+  const tenantId = await newTenant(stack);
+  const [payer, payee, held] = await Promise.all([onboarded(stack, tenantId), onboarded(stack, tenantId), onboarded(stack, tenantId)]);
+  await adminOk(stack.env, 'account:dual-approval', '--account', held.account.id, '--approver-document', payee.document);
+  await Promise.all([fund(stack, tenantId, payer.account.id, 100_000_000), fund(stack, tenantId, held.account.id, 1_000_000)]);
+  const [payerPix, heldPix] = await Promise.all([pixAccountIdOf(stack, tenantId, payer.document), pixAccountIdOf(stack, tenantId, held.document)]);
+  const [payerKey, heldKey] = await Promise.all([apiKey(stack, tenantId, payerPix), apiKey(stack, tenantId, heldPix)]);
+  cast = { tenantId, payer: { ...payer, key: payerKey, pixAccountId: payerPix }, payee, held: { ...held, key: heldKey } };
+  const hook = await http('POST', `${stack.apiUrl}/v1/pix-accounts/${payerPix}/webhooks`, {
+    body: { url: `${receiver.url}/faults`, events: ['tev.out.succeeded', 'tev.out.failed', 'pix.payout.succeeded'], authToken: 'fault-suite-token-0123456789abcdefghij' },
+    headers: { authorization: `Bearer ${payerKey}`, 'idempotency-key': `hook-${tenantId}` },
+  });
+  expect(hook.status).toBe(201);
+}, 180_000);
+
+afterAll(async () => {
+  await receiver?.close();
+  await stack?.stop();
+});
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Runs the load around `fault`, which gets the moment to inject it; answers every request got. */
+async function underLoad(fault: () => Promise<void>): Promise<Answered[]> {
+  let stopped = false;
+  const load = runLoad(stack, cast, CLIENTS, () => stopped);
+  await sleep(2000);
+  await fault();
+  await sleep(2000);
+  stopped = true;
+  return load;
+}
+
+/** Every request was answered in time with a documented status and a body (the api's own death aside). */
+function expectDocumentedAnswers(answered: Answered[], options: { connectionsMayDrop?: boolean; atLeast?: number } = {}) {
+  expect(answered.length).toBeGreaterThanOrEqual(options.atLeast ?? 20);
+  const wrong = answered.filter((a) => {
+    if (a.status === 0) return !options.connectionsMayDrop;
+    return !DOCUMENTED[a.kind].includes(a.status) || typeof a.body !== 'object' || a.body === null || a.ms > REQUEST_DEADLINE_MS + 5000;
+  });
+  expect(wrong).toEqual([]);
+}
+
+/** What is not final yet, for the tenant of the load. */
+async function unfinished(): Promise<Record<string, number>> {
+  const [row] = await stack.sql(
+    `select
+       (select count(*) from tev_transfer where tenant_id = $1 and status = 'PROCESSING')::int as tev_processing,
+       (select count(*) from pix_payout where tenant_id = $1 and status in ('REQUESTED', 'PROCESSING'))::int as payouts_open,
+       (select count(*) from pix_charge where tenant_id = $1 and status = 'ACTIVE' and expires_at < now() - interval '1 second')::int as charges_past_expiry,
+       (select count(*) from approval_request where tenant_id = $1
+          and (status = 'APPROVED' or (status = 'PENDING' and expires_at < now() - interval '1 second')))::int as approvals_past_deadline,
+       (select count(*) from holder h where h.tenant_id = $1 and not exists (select 1 from account a where a.holder_id = h.id))::int as holders_without_account,
+       (select count(*) from workflow_start)::int as hand_offs_waiting,
+       (select count(*) from event_outbox e, event_relay_cursor c where c.relay = 'webhooks' and (e.txid, e.seq) > (c.txid, c.seq))::int as events_not_relayed,
+       (select count(*) from webhook_delivery where status = 'PENDING')::int as deliveries_pending`,
+    [cast.tenantId],
+  );
+  return Object.fromEntries(Object.entries(row).filter(([, n]) => n !== 0)) as Record<string, number>;
+}
+
+/** Waits until every operation is final; answers how long that took. */
+async function expectAllFinal(): Promise<number> {
+  const started = Date.now();
+  let last: Record<string, number> = {};
+  await waitFor(async () => {
+    last = await unfinished();
+    return Object.keys(last).length === 0;
+  }, FINAL_WITHIN_MS, 'every operation final').catch((err: Error) => {
+    throw new Error(`${err.message}: still open ${JSON.stringify(last)}`);
+  });
+  await expectLedgerConsistent(cast.tenantId, stack.sql);
+  // At least once: no delivery has two successful attempts.
+  const doubled = await stack.sql(
+    `select d.id from webhook_delivery d
+      where (select count(*) from webhook_attempt a where a.delivery_id = d.id and a.error is null) > 1
+         or (d.status = 'DELIVERED' and not exists (select 1 from webhook_attempt a where a.delivery_id = d.id and a.error is null))`,
+  );
+  expect(doubled).toEqual([]);
+  return Date.now() - started;
+}
+
+describe('faults under load', () => {
+  test('(a) Temporal unreachable from the api, then back: every operation final within 60 s, with no client retry', async () => {
+    let reconnectedAt = 0;
+    const answered = await underLoad(async () => {
+      await stack.temporalProxy.cut();
+      await sleep(8000);
+      const health = await http('GET', `${stack.apiUrl}/health`);
+      expect(health.status).toBe(503);
+      expect(health.body.details).toEqual(expect.arrayContaining([expect.objectContaining({ path: 'temporal' })]));
+      await stack.temporalProxy.restore();
+      reconnectedAt = Date.now();
+    });
+    expectDocumentedAnswers(answered);
+    // Requests that needed Temporal while it was away got their documented answers.
+    expect(answered.some((a) => a.kind === 'pix' && a.status === 202)).toBe(true);
+    await expectAllFinal();
+    const fromReconnection = Date.now() - reconnectedAt;
+    process.stdout.write(`fault (a): from reconnection to the last operation final: ${fromReconnection} ms\n`);
+    expect(fromReconnection).toBeLessThan(FINAL_WITHIN_MS);
+    await waitFor(async () => (await http('GET', `${stack.apiUrl}/health`)).status === 200, 20_000, 'health back to 200');
+  }, 120_000);
+
+  test('the api starts while Temporal is unreachable: /health 503 naming it, TEVs and registrations served, then carried through', async () => {
+    await stack.temporalProxy.cut();
+    try {
+      await stack.killApi();
+      await stack.startApi();
+      const health = await http('GET', `${stack.apiUrl}/health`);
+      expect(health.status).toBe(503);
+      expect(health.body.details).toEqual([expect.objectContaining({ path: 'temporal', message: expect.stringContaining('Temporal') })]);
+      let remaining = 14;
+      const answered = await runLoad(stack, cast, 2, () => remaining-- <= 0);
+      expectDocumentedAnswers(answered, { atLeast: 12 });
+      expect(answered.filter((a) => a.kind === 'tev').every((a) => a.status === 200 || a.status === 502)).toBe(true);
+    } finally {
+      await stack.temporalProxy.restore();
+    }
+    await waitFor(async () => (await http('GET', `${stack.apiUrl}/health`)).status === 200, 30_000, 'the api reconnected by itself');
+    await expectAllFinal();
+  }, 120_000);
+
+  test('(b) the worker killed with SIGKILL under load, then restarted: nothing stuck, nothing posted twice, one successful attempt per delivery', async () => {
+    const answered = await underLoad(async () => {
+      await stack.killWorker();
+      await sleep(5000);
+      await stack.startWorker();
+    });
+    expectDocumentedAnswers(answered);
+    await expectAllFinal();
+    expect(receiver.received.length).toBeGreaterThan(0);
+  }, 120_000);
+
+  test('(c) PostgreSQL paused with SIGSTOP for 10 s under load: every request answered in time, every operation final', async () => {
+    const answered = await underLoad(async () => {
+      stack.pausePostgres();
+      try {
+        await sleep(10_000);
+      } finally {
+        stack.resumePostgres();
+      }
+    });
+    expectDocumentedAnswers(answered);
+    await expectAllFinal();
+  }, 120_000);
+
+  test('(d) the api killed with SIGKILL mid-load and restarted: every operation final', async () => {
+    const answered = await underLoad(async () => {
+      await stack.killApi();
+      await sleep(2000);
+      await stack.startApi();
+    });
+    expectDocumentedAnswers(answered, { connectionsMayDrop: true });
+    await expectAllFinal();
+  }, 120_000);
+
+  test('(e) the Temporal dev server restarted mid-load, its history kept: every operation final', async () => {
+    const answered = await underLoad(async () => {
+      await stack.restartTemporal();
+    });
+    expectDocumentedAnswers(answered);
+    await expectAllFinal();
+  }, 120_000);
+});

@@ -1,0 +1,100 @@
+import { randomInt, randomUUID } from 'node:crypto';
+import { newCpf, PASSWORD, tenantHeaders, type Onboarded } from '../support/fixtures.ts';
+import { http } from '../support/http.ts';
+import type { FaultStack } from './stack.ts';
+
+/** The accounts a load moves money between, and the keys it uses. */
+export interface LoadCast {
+  tenantId: string;
+  /** Pays TEVs over the integration API, and by Pix key. */
+  payer: Onboarded & { key: string; pixAccountId: string };
+  payee: Onboarded;
+  /** Under dual approval: its TEVs are held. */
+  held: Onboarded & { key: string };
+}
+
+export type OperationKind = 'tev' | 'pix' | 'charge' | 'held' | 'registration';
+
+/** One request of the load and how it was answered. */
+export interface Answered {
+  kind: OperationKind;
+  status: number;
+  body: any;
+  ms: number;
+}
+
+/** What the interface and the README promise each request may answer (503: the request deadline passed). */
+export const DOCUMENTED: Record<OperationKind, number[]> = {
+  tev: [200, 422, 502, 503],
+  pix: [201, 202, 422, 503],
+  charge: [201, 503],
+  held: [202, 503],
+  registration: [201, 503],
+};
+
+const KINDS: OperationKind[] = ['tev', 'tev', 'tev', 'pix', 'charge', 'held', 'registration'];
+
+async function one(stack: FaultStack, cast: LoadCast, kind: OperationKind): Promise<Answered> {
+  const started = Date.now();
+  const key = randomUUID();
+  let res;
+  switch (kind) {
+    case 'tev': {
+      // Now and then an amount the sandbox leaves unknown (,97), so the resolution workflow works under the fault too.
+      const amountCents = randomInt(10) === 0 ? 197 : randomInt(1, 90);
+      res = await http('POST', `${stack.apiUrl}/v1/tev`, {
+        body: { destinationBranch: cast.payee.account.agency, destinationAccount: cast.payee.account.number, amountCents },
+        headers: { authorization: `Bearer ${cast.payer.key}`, 'idempotency-key': key },
+      });
+      break;
+    }
+    case 'held':
+      res = await http('POST', `${stack.apiUrl}/v1/tev`, {
+        body: { destinationBranch: cast.payee.account.agency, destinationAccount: cast.payee.account.number, amountCents: 5 },
+        headers: { authorization: `Bearer ${cast.held.key}`, 'idempotency-key': key },
+      });
+      break;
+    case 'pix':
+      res = await http('POST', `${stack.holderUrl}/pix/payment`, {
+        body: { accountId: cast.payer.account.id, pin: cast.payer.pin, pixKey: 'loja@example.com', pixKeyType: 'EMAIL', amount: randomInt(1, 50) / 100 },
+        headers: { ...tenantHeaders(cast.tenantId, cast.payer.token), 'idempotency-key': key },
+      });
+      break;
+    case 'charge':
+      res = await http('POST', `${stack.apiUrl}/v1/pix-accounts/${cast.payer.pixAccountId}/charges`, {
+        body: { amountCents: '1000', expiresInSeconds: 3 },
+        headers: { authorization: `Bearer ${cast.payer.key}`, 'idempotency-key': key },
+      });
+      break;
+    case 'registration':
+      res = await http('POST', `${stack.holderUrl}/persons`, {
+        body: { name: 'Maria da Silva', document: newCpf(), email: `${key}@example.com`, password: PASSWORD },
+        headers: tenantHeaders(cast.tenantId),
+      });
+      break;
+  }
+  return { kind, status: res.status, body: res.body, ms: Date.now() - started };
+}
+
+/**
+ * Mixed requests from `concurrency` clients until `until()` says stop. A request that fails at the transport level
+ * (the api was killed under it) is recorded as status 0: the client saw the connection drop.
+ */
+export async function runLoad(stack: FaultStack, cast: LoadCast, concurrency: number, until: () => boolean): Promise<Answered[]> {
+  const answered: Answered[] = [];
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (!until()) {
+        const kind = KINDS[randomInt(KINDS.length)]!;
+        const started = Date.now();
+        try {
+          answered.push(await one(stack, cast, kind));
+        } catch {
+          answered.push({ kind, status: 0, body: null, ms: Date.now() - started });
+          await new Promise((r) => setTimeout(r, 200));
+        }
+      }
+    }),
+  );
+  return answered;
+}

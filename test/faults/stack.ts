@@ -1,0 +1,172 @@
+import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { connect, createServer, type Server, type Socket } from 'node:net';
+import { join } from 'node:path';
+import pg from 'pg';
+import { spawnService, waitForHttp, waitForLine, type ManagedProcess } from '../../scripts/lib/processes.ts';
+import { ensureTemporalBinary } from '../../scripts/lib/temporal-binary.ts';
+import { startTemporalDevServer, type TemporalDevServerOptions } from '../../scripts/lib/temporal-server.ts';
+import type { Platform } from '../support/platform.ts';
+import { freePort } from '../support/ports.ts';
+import { testCertificate } from '../support/receiver.ts';
+
+/**
+ * A platform of its own for fault injection: its own PostgreSQL (so pausing it disturbs no other test file), its own
+ * Temporal dev server with a history file (so it can be restarted), and a TCP proxy between the api and Temporal that
+ * can be cut. The api and the worker are real processes that can be killed.
+ */
+export interface FaultStack extends Platform {
+  sql<T = any>(text: string, params?: unknown[]): Promise<T[]>;
+  temporalProxy: { cut(): Promise<void>; restore(): Promise<void> };
+  killApi(): Promise<void>;
+  startApi(): Promise<void>;
+  killWorker(): Promise<void>;
+  restartTemporal(): Promise<void>;
+  pausePostgres(): void;
+  resumePostgres(): void;
+}
+
+/** A TCP proxy whose listening socket and connections can be dropped and brought back on the same port. */
+async function tcpProxy(targetPort: number): Promise<{ port: number; cut(): Promise<void>; restore(): Promise<void>; close(): Promise<void> }> {
+  const port = await freePort();
+  const sockets = new Set<Socket>();
+  let server: Server | null = null;
+  const listen = () =>
+    new Promise<void>((resolve, reject) => {
+      server = createServer((client) => {
+        const upstream = connect(targetPort, '127.0.0.1');
+        for (const s of [client, upstream]) {
+          sockets.add(s);
+          s.on('close', () => sockets.delete(s));
+          s.on('error', () => undefined);
+        }
+        client.pipe(upstream).pipe(client);
+      });
+      server.once('error', reject);
+      server.listen(port, '127.0.0.1', () => resolve());
+    });
+  const cut = async () => {
+    const s = server;
+    server = null;
+    for (const socket of sockets) socket.destroy();
+    await new Promise<void>((resolve) => (s ? s.close(() => resolve()) : resolve()));
+  };
+  await listen();
+  return { port, cut, restore: listen, close: cut };
+}
+
+export async function startFaultStack(overrides: NodeJS.ProcessEnv = {}): Promise<FaultStack> {
+  const runDir = join('data', `fault-run-${process.pid}-${randomUUID().slice(0, 8)}`);
+  mkdirSync(runDir, { recursive: true });
+  const history: string[] = [];
+  const log = (name: string) => (line: string) => {
+    history.push(`[${name}] ${line}`);
+    if (history.length > 500) history.shift();
+    if (process.env.TEST_DEBUG) process.stderr.write(`[${name}] ${line}\n`);
+  };
+
+  const pgDir = join(runDir, 'pg');
+  const postgres = spawnService({
+    name: 'postgres',
+    command: process.execPath,
+    args: ['scripts/postgres-server.ts', '--data-dir', pgDir, '--port', String(await freePort()), '--database', 'faults', '--fresh'],
+    onLine: log('postgres'),
+  });
+  const { url: databaseUrl } = await waitForLine(postgres, (l) => (l.startsWith('{"url"') ? (JSON.parse(l) as { url: string }) : undefined), 120_000, history);
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 3 });
+
+  const temporalOptions: TemporalDevServerOptions = {
+    binary: ensureTemporalBinary(log('temporal')),
+    port: await freePort(),
+    uiPort: null,
+    dbFile: join(runDir, 'temporal.db'),
+    namespace: 'default',
+    log: log('temporal'),
+  };
+  let temporal = await startTemporalDevServer(temporalOptions);
+  const proxy = await tcpProxy(temporalOptions.port);
+
+  const [port, apiPort] = [await freePort(), await freePort()];
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    NODE_ENV: 'test',
+    DATABASE_URL: databaseUrl,
+    TEMPORAL_ADDRESS: temporal.address,
+    WORKFLOW_BUNDLE_PATH: process.env.TEST_WORKFLOW_BUNDLE,
+    TEMPORAL_TASK_QUEUE: 'faults',
+    PORT: String(port),
+    API_PORT: String(apiPort),
+    PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+    SANDBOX: '1',
+    OUTBOX_RELAY: '1',
+    WEBHOOK_CA_FILE: testCertificate().certFile,
+    TRUST_PROXY: 'loopback',
+    LOG_LEVEL: 'info',
+    ...overrides,
+  };
+  execFileSync(process.execPath, ['scripts/migrate.ts'], { env: { ...env, LOG_LEVEL: 'warn' }, stdio: ['ignore', 'ignore', 'inherit'] });
+
+  let api: ManagedProcess | null = null;
+  let worker: ManagedProcess | null = null;
+  const startApi = async () => {
+    // The api reaches Temporal only through the proxy that case (a) cuts.
+    api = spawnService({ name: 'api', command: process.execPath, args: ['src/main.ts'], env: { ...env, TEMPORAL_ADDRESS: `127.0.0.1:${proxy.port}` }, onLine: log('api') });
+    await waitForHttp(`http://127.0.0.1:${apiPort}/openapi.json`, 60_000, api.exited);
+  };
+  const startWorker = async () => {
+    worker = spawnService({ name: 'worker', command: process.execPath, args: ['worker/main.ts'], env, onLine: log('worker') });
+    await waitForLine(worker, (line) => (line.includes('"worker started"') ? true : undefined), 60_000, history);
+  };
+  const kill = async (p: ManagedProcess | null) => {
+    if (!p) return;
+    p.child.kill('SIGKILL');
+    await p.exited;
+  };
+  await Promise.all([startApi(), startWorker()]);
+
+  const postmasterPid = () => Number(readFileSync(join(pgDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  const postgresProcesses = () => {
+    const pid = postmasterPid();
+    const children = execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number);
+    return [pid, ...children];
+  };
+
+  return {
+    holderUrl: `http://127.0.0.1:${port}`,
+    apiUrl: `http://127.0.0.1:${apiPort}`,
+    env,
+    async sql<T = any>(text: string, params: unknown[] = []) {
+      return (await pool.query(text, params)).rows as T[];
+    },
+    temporalProxy: { cut: proxy.cut, restore: proxy.restore },
+    startApi,
+    killApi: async () => {
+      await kill(api);
+      api = null;
+    },
+    startWorker,
+    stopWorker: async () => {
+      await worker?.stop();
+      worker = null;
+    },
+    killWorker: async () => {
+      await kill(worker);
+      worker = null;
+    },
+    async restartTemporal() {
+      await kill(temporal.process);
+      temporal = await startTemporalDevServer(temporalOptions);
+    },
+    pausePostgres: () => postgresProcesses().forEach((pid) => process.kill(pid, 'SIGSTOP')),
+    resumePostgres: () => postgresProcesses().forEach((pid) => process.kill(pid, 'SIGCONT')),
+    async stop() {
+      await Promise.all([api?.stop(), worker?.stop()]);
+      await proxy.close();
+      await temporal.process.stop();
+      await pool.end();
+      await postgres.stop();
+      rmSync(runDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,20 @@
+import type { ActivityOptions, LocalActivityOptions } from '@temporalio/workflow';
+
+/**
+ * Activity options, defined once. Every activity here is idempotent (it reads the database state it changes), so
+ * each is retried until the database answers; a short timeout means an activity lost with a killed worker is retried
+ * on another within seconds.
+ */
+const RETRY_UNTIL_THE_DATABASE_ANSWERS = { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '30 seconds' } as const;
+
+/** A database step: one or a few transactions. 15 s also covers a database that pauses for 10 s. */
+export const DATABASE_STEP: ActivityOptions = { startToCloseTimeout: '15 seconds', retry: RETRY_UNTIL_THE_DATABASE_ANSWERS };
+
+/** A database step run in the worker that holds the workflow task, for an early return to a waiting caller. */
+export const LOCAL_DATABASE_STEP: LocalActivityOptions = { startToCloseTimeout: '15 seconds', retry: RETRY_UNTIL_THE_DATABASE_ANSWERS };
+
+/** A call to the Pix provider (submit, query): its adapter answers within its own timeout. */
+export const PROVIDER_CALL: ActivityOptions = { startToCloseTimeout: '15 seconds', retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' } };
+
+/** One webhook attempt: the receiver has WEBHOOK_TIMEOUT_MS (10 s); the workflow, not the activity, schedules retries. */
+export const WEBHOOK_ATTEMPT: ActivityOptions = { startToCloseTimeout: '20 seconds', retry: { maximumAttempts: 5, initialInterval: '1 second' } };
