@@ -1,14 +1,17 @@
 /**
- * TEV throughput and latency against a running platform (`npm start`), then the same posting straight on PostgreSQL.
+ * TEV throughput and latency against a running platform (`npm start`), beside its baselines in the same run.
  *
- *   node bench/tev.ts [--seconds 20] [--concurrency 32] [--pairs 50]
+ *   node bench/tev.ts [--seconds 10] [--pairs 50] [--clients 1,8,32]
  *
  * 1. Setup: a new tenant, `pairs` holder pairs and one hot source account through HTTP registration and sandbox KYC,
  *    every source funded by sandbox incoming Pix, one integration API key per source.
- * 2. Load: `concurrency` client loops for `seconds` sending POST /v1/tev; 80% from a random pair's source to its
+ * 2. HTTP: POST /v1/tev from 1, 8 and 32 client loops, `seconds` each; 80% from a random pair's source to its
  *    destination, 20% from the hot account to a random destination (they all queue on that account's row lock).
- * 3. Conservation of the bench tenant's ledger (exit 1 on FAIL).
- * 4. Direct baseline: tev_transfer insert + postTev() on the ORM, no HTTP and no Temporal, same seconds and loops.
+ * 3. The hot account alone: every transfer from it, 32 clients.
+ * 4. The settlement function (`settleTev`, one SQL statement) called directly: no HTTP, 32 loops.
+ * 5. Raw SQL: the same double-entry posting in pgbench (`bench/sql/raw-posting.sql`) on the same server.
+ * 6. The Temporal floor: empty Update-with-Start workflows per second on the same Temporal server.
+ * 7. Conservation of the bench tenant's ledger (exit 1 on FAIL), then the figures beside their targets and ratios.
  */
 import { randomInt, randomUUID } from 'node:crypto';
 import os from 'node:os';
@@ -31,18 +34,21 @@ import {
   waitForApprovedAccounts,
   type BenchAccount,
 } from './lib/platform.ts';
+import { measureTemporalFloor } from './floor/floor.ts';
+import { rawPosting } from './lib/pgbench.ts';
 import { Latencies, seconds, since } from './lib/stats.ts';
 
 const { values: args } = parseArgs({
   options: {
-    seconds: { type: 'string', default: '20' },
-    concurrency: { type: 'string', default: '32' },
+    seconds: { type: 'string', default: '10' },
     pairs: { type: 'string', default: '50' },
+    clients: { type: 'string', default: '1,8,32' },
   },
 });
 const SECONDS = Number(args.seconds);
-const CONCURRENCY = Number(args.concurrency);
 const PAIRS = Number(args.pairs);
+const CLIENT_COUNTS = args.clients.split(',').map(Number);
+const MOST_CLIENTS = Math.max(...CLIENT_COUNTS);
 const HOT_SHARE = 0.2;
 
 // Funding far above what a run can spend (amounts are 1..1000 cents), so no transfer is refused for balance:
@@ -76,9 +82,9 @@ interface Transfer {
   hot: boolean;
 }
 
-/** 80% a random pair, 20% the hot account to a random destination. */
-function pickTransfer(s: Setup): Transfer {
-  if (Math.random() < HOT_SHARE) {
+/** The mix: 80% a random pair, 20% the hot account to a random destination (`hotShare` 1: the hot account alone). */
+function pickTransfer(s: Setup, hotShare = HOT_SHARE): Transfer {
+  if (Math.random() < hotShare) {
     return { source: s.hot, destination: s.destinations[randomInt(s.destinations.length)]!, hot: true };
   }
   const pair = s.pairs[randomInt(s.pairs.length)]!;
@@ -159,9 +165,9 @@ function record(r: LoadResult, hot: boolean, status: number, ms: number, detail?
 }
 
 /** One client: a request at a time, back to back, until the deadline. Status 0 is a network error. */
-async function httpClient(s: Setup, deadline: number, r: LoadResult) {
+async function httpClient(s: Setup, hotShare: number, deadline: number, r: LoadResult) {
   while (performance.now() < deadline) {
-    const t = pickTransfer(s);
+    const t = pickTransfer(s, hotShare);
     const start = performance.now();
     try {
       const res = await request('POST', `${apiUrl}/v1/tev`, {
@@ -175,12 +181,12 @@ async function httpClient(s: Setup, deadline: number, r: LoadResult) {
   }
 }
 
-async function runLoad(name: string, client: (deadline: number, r: LoadResult) => Promise<void>): Promise<LoadResult> {
-  say(`\n${name}: ${CONCURRENCY} client loops for ${SECONDS} s (load average before: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')})`);
+async function runLoad(name: string, clients: number, client: (deadline: number, r: LoadResult) => Promise<void>): Promise<LoadResult> {
+  say(`\n${name}: ${clients} client loops for ${SECONDS} s (load average before: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')})`);
   const r = newResult();
   const start = performance.now();
   const deadline = start + SECONDS * 1000;
-  await Promise.all(Array.from({ length: CONCURRENCY }, () => client(deadline, r)));
+  await Promise.all(Array.from({ length: clients }, () => client(deadline, r)));
   r.elapsedMs = since(start);
   return r;
 }
@@ -283,32 +289,77 @@ async function checkConservation(pool: pg.Pool, tenantId: string): Promise<boole
 
 // ------------------------------------------------------------------------------------------------------- main
 
+interface Figure {
+  what: string;
+  rate: number;
+  latencies: Latencies;
+  errors: number;
+  target?: string;
+}
+
+function printSummary(figures: Figure[], ratios: [string, number, string?][]) {
+  say('\nsummary (one run, same machine, same servers):');
+  say(`  ${'what'.padEnd(46)} ${'/s'.padStart(8)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'errors'.padStart(7)}  target`);
+  for (const f of figures) {
+    const { p50, p99 } = f.latencies.summary();
+    say(`  ${f.what.padEnd(46)} ${f.rate.toFixed(1).padStart(8)} ${p50.toFixed(1).padStart(8)} ${p99.toFixed(1).padStart(8)} ${String(f.errors).padStart(7)}  ${f.target ?? ''}`);
+  }
+  for (const [what, value, target] of ratios) say(`  ${what.padEnd(46)} ${value.toFixed(2).padStart(8)}  ${target ?? ''}`);
+}
+
+/** Everything that was not the expected answer: other statuses, network errors. */
+const errorsOf = (r: LoadResult, okStatus: number) => [...r.byStatus].filter(([s]) => s !== okStatus && s !== 422).reduce((n, [, c]) => n + c, 0);
+
 async function main(): Promise<number> {
-  say(`bench/tev.ts: ${SECONDS} s, concurrency ${CONCURRENCY}, ${PAIRS} pairs; ${os.cpus().length} CPUs; holder API and ${apiUrl}`);
+  say(`bench/tev.ts: ${SECONDS} s a phase, ${PAIRS} pairs, clients ${CLIENT_COUNTS.join('/')}; ${os.cpus().length} CPUs; ${apiUrl}`);
   await assertPlatformUp();
   const pool = openPool();
+  const figures: Figure[] = [];
   try {
     const setup = await setUp(pool);
+    let pass = true;
 
-    const viaHttp = await runLoad('HTTP POST /v1/tev', (deadline, r) => httpClient(setup, deadline, r));
-    const httpRate = printLoad(viaHttp, 200, 'done');
-    say('\nconservation after the HTTP run:');
-    let pass = await checkConservation(pool, setup.tenantId);
+    for (const clients of CLIENT_COUNTS) {
+      const r = await runLoad('HTTP POST /v1/tev', clients, (deadline, res) => httpClient(setup, HOT_SHARE, deadline, res));
+      const rate = printLoad(r, 200, 'done');
+      const target = clients === 32 ? '>= 1,000/s, p99 <= 50 ms, 0 errors' : clients === 1 ? 'p50 <= 5 ms' : undefined;
+      figures.push({ what: `HTTP, ${clients} client${clients > 1 ? 's' : ''} (20% hot account)`, rate, latencies: r.all, errors: errorsOf(r, 200), target });
+    }
+    const hot = await runLoad('HTTP POST /v1/tev, the hot account alone', MOST_CLIENTS, (deadline, res) => httpClient(setup, 1, deadline, res));
+    figures.push({ what: `HTTP, hot account alone, ${MOST_CLIENTS} clients`, rate: printLoad(hot, 200, 'done'), latencies: hot.all, errors: errorsOf(hot, 200), target: '>= 400/s, no deadlock' });
+    say('\nconservation after the HTTP runs:');
+    pass = (await checkConservation(pool, setup.tenantId)) && pass;
 
-    // The worker's pool size: the direct run gets the same number of database connections the postings get.
+    // The api's pool size: the direct run gets the same number of database connections as the HTTP handlers.
     const orm = await openOrm(config.DATABASE_URL, config.DATABASE_POOL_MAX);
-    let directRate: number;
     try {
-      const direct = await runLoad(`direct postTev (ORM pool ${config.DATABASE_POOL_MAX}, no HTTP, no Temporal)`, (deadline, r) => directClient(orm, setup, deadline, r));
-      directRate = printLoad(direct, 200, 'DONE');
+      const direct = await runLoad(`settleTev directly (pool ${config.DATABASE_POOL_MAX}, no HTTP)`, MOST_CLIENTS, (deadline, r) => directClient(orm, setup, deadline, r));
+      figures.push({ what: `settleTev directly, ${MOST_CLIENTS} loops`, rate: printLoad(direct, 200, 'DONE'), latencies: direct.all, errors: errorsOf(direct, 200) });
     } finally {
       await orm.close();
     }
     say('\nconservation after the direct run:');
     pass = (await checkConservation(pool, setup.tenantId)) && pass;
 
-    say(`\nHTTP/direct throughput ratio: ${(httpRate / directRate).toFixed(2)} (${httpRate.toFixed(1)} vs ${directRate.toFixed(1)} TEV/s)`);
-    say(`result: ${pass ? 'PASS' : 'FAIL'}`);
+    say(`\nraw SQL posting (pgbench, bench/sql/raw-posting.sql): ${MOST_CLIENTS} clients for ${SECONDS} s on the same server`);
+    const raw = await rawPosting(config.DATABASE_URL, 2 * PAIRS + 1, MOST_CLIENTS, SECONDS);
+    say(`  ${raw.tps.toFixed(1)} postings/s; ${raw.latencies.line('latency')}`);
+    figures.push({ what: `raw SQL posting (pgbench), ${MOST_CLIENTS} clients`, rate: raw.tps, latencies: raw.latencies, errors: 0 });
+
+    say(`\nTemporal floor: empty Update-with-Start workflows, ${MOST_CLIENTS} clients for ${SECONDS} s on ${config.TEMPORAL_ADDRESS}`);
+    const floor = await measureTemporalFloor(config.TEMPORAL_ADDRESS, config.TEMPORAL_NAMESPACE, MOST_CLIENTS, SECONDS);
+    const floorRate = floor.completed / (floor.elapsedMs / 1000);
+    say(`  ${floorRate.toFixed(1)} workflows/s; ${floor.latencies.line('latency')}; errors ${floor.errors}`);
+    figures.push({ what: `Temporal floor (empty workflow), ${MOST_CLIENTS} clients`, rate: floorRate, latencies: floor.latencies, errors: floor.errors });
+
+    const http32 = figures.find((f) => f.what.startsWith(`HTTP, ${MOST_CLIENTS} clients`))!.rate;
+    const direct = figures.find((f) => f.what.startsWith('settleTev'))!.rate;
+    printSummary(figures, [
+      ['HTTP / raw SQL', http32 / raw.tps, '>= 0.35'],
+      ['HTTP / settleTev directly', http32 / direct],
+      ['HTTP / Temporal floor', http32 / floorRate],
+    ]);
+    say(`\nresult: ${pass ? 'PASS' : 'FAIL'} (conservation)`);
     return pass ? 0 : 1;
   } finally {
     await pool.end();

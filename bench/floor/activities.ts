@@ -1,0 +1,2 @@
+export const floorActivities = { nothing: async () => 'ok' };
+export type FloorActivities = typeof floorActivities;
