@@ -1,4 +1,5 @@
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { admin, adminOk } from './support/admin.ts';
 import { closeDb, sql } from './support/db.ts';
@@ -55,17 +56,19 @@ const tev = (key: string, to: Onboarded, amountCents: number) =>
   http('POST', `${platform.apiUrl}/v1/tev`, { body: { destinationBranch: to.account.agency, destinationAccount: to.account.number, amountCents }, headers: { authorization: `Bearer ${key}`, 'idempotency-key': randomUUID() } });
 
 describe('registration', () => {
-  test('answers the record with authToken and -03:00 createdAt; the list omits authToken', async () => {
+  test('answers the record with authToken, signingSecret and -03:00 createdAt; the list omits both secrets', async () => {
     const res = await register(aliceKey, alicePix, { url: 'https://example.com/hooks', events: ['tev.out.succeeded', 'pix.in.received'], authToken: TOKEN });
     expect(res.status).toBe(201);
     expect(res.body).toEqual({
       id: expect.any(String), pixAccountId: alicePix, url: 'https://example.com/hooks', events: ['tev.out.succeeded', 'pix.in.received'],
-      authToken: TOKEN, coreEndpointId: null, enabled: true, createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}-03:00$/),
+      authToken: TOKEN, signingSecret: `whsec_${Buffer.from(TOKEN).toString('base64')}`, coreEndpointId: null, enabled: true,
+      createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}-03:00$/),
     });
     const listed = await list(aliceKey, alicePix);
     const mine = listed.body.webhooks.find((w: any) => w.id === res.body.id);
-    expect(mine).toEqual({ ...res.body, authToken: undefined });
+    expect(mine).toEqual({ ...res.body, authToken: undefined, signingSecret: undefined });
     expect(JSON.stringify(listed.body)).not.toContain(TOKEN);
+    expect(JSON.stringify(listed.body)).not.toContain(res.body.signingSecret);
     const [row] = await sql('select auth_token_ciphertext from webhook_endpoint where id = $1', [res.body.id]);
     expect(row.auth_token_ciphertext).not.toContain(TOKEN);
   });
@@ -196,8 +199,8 @@ describe('delivery', () => {
     receiver.behave(() => 200);
 
     const again = await adminOk(platform.env, 'webhook:redeliver', '--event', out.deliveries[0].eventId, '--webhook', ep.id);
-    // The delivery's own id: deleting the endpoint cancels a redelivery like any delivery.
-    expect(again.workflowId).toBe(`webhook-${out.deliveries[0].eventId}-${ep.id}`);
+    // The endpoint's own workflow delivers it again: deleting the endpoint stops a redelivery like any delivery.
+    expect(again).toMatchObject({ workflowId: `webhook-endpoint-${ep.id}`, round: 2, status: 'PENDING' });
     await waitFor(async () => receivedAt('/flaky').length === 3, 20_000, 'redelivery');
     expect(receivedAt('/flaky')[2]!.headers['webhook-id']).toBe(receivedAt('/flaky')[0]!.headers['webhook-id']);
   });
@@ -249,4 +252,94 @@ describe('delivery', () => {
     const out = await adminOk(platform.env, 'webhook:deliveries', '--event', row.event_id);
     expect(out.deliveries.map((d: any) => d.webhookId)).toContain(row.endpoint_id);
   });
+});
+
+describe('delivery log, Standard Webhooks and isolation', () => {
+  const deliveries = (key: string, pix: string, webhookId: string, query = '') =>
+    http('GET', `${platform.apiUrl}/v1/pix-accounts/${pix}/webhooks/${webhookId}/deliveries${query}`, { headers: { authorization: `Bearer ${key}` } });
+  const redeliverEvent = (key: string, pix: string, webhookId: string, eventId: string) =>
+    http('POST', `${platform.apiUrl}/v1/pix-accounts/${pix}/webhooks/${webhookId}/deliveries/${eventId}/redeliver`, { headers: { authorization: `Bearer ${key}` } });
+
+  test('the creation answers signingSecret, and the official standardwebhooks library verifies real deliveries with it', async () => {
+    const ep = await endpoint(aliceKey, alicePix, ['pix.in.received']);
+    expect(ep.signingSecret).toBe(`whsec_${Buffer.from(TOKEN, 'utf8').toString('base64')}`);
+    await fund(platform, tenantId, alice.account.id, 321);
+    const [r] = await waitFor(async () => (receivedAt(ep.path).length ? receivedAt(ep.path) : undefined), 20_000, 'delivery');
+    const headers = { 'webhook-id': String(r!.headers['webhook-id']), 'webhook-timestamp': String(r!.headers['webhook-timestamp']), 'webhook-signature': String(r!.headers['webhook-signature']) };
+    expect(new Webhook(ep.signingSecret).verify(r!.body, headers)).toMatchObject({ event: 'pix.in.received' });
+    expect(() => new Webhook(ep.signingSecret).verify(`${r!.body} `, headers)).toThrow();
+  });
+
+  test('the delivery log shows each delivery with its attempts, pages, and redelivers one event; other keys and accounts get 404 or 403', async () => {
+    const ep = await endpoint(aliceKey, alicePix, ['pix.in.received'], '/logged');
+    receiver.behave((r) => (r.path === '/logged' && receivedAt('/logged').length === 1 ? 500 : 200));
+    await fund(platform, tenantId, alice.account.id, 11);
+    await fund(platform, tenantId, alice.account.id, 12);
+    await waitFor(async () => {
+      const log = await deliveries(aliceKey, alicePix, ep.id);
+      return log.body.deliveries?.length === 2 && log.body.deliveries.every((d: any) => d.status === 'DELIVERED');
+    }, 20_000, 'both delivered');
+    receiver.behave(() => 200);
+    const page1 = await deliveries(aliceKey, alicePix, ep.id, '?limit=1');
+    expect(page1.status).toBe(200);
+    expect(page1.body.pagination).toMatchObject({ limit: 1, hasMore: true, nextCursor: expect.any(String) });
+    const page2 = await deliveries(aliceKey, alicePix, ep.id, `?limit=1&cursor=${page1.body.pagination.nextCursor}`);
+    expect(page2.body.pagination).toMatchObject({ hasMore: false, nextCursor: null });
+    const all = [...page1.body.deliveries, ...page2.body.deliveries];
+    expect(new Set(all.map((d: any) => d.eventId)).size).toBe(2);
+    const retried = all.find((d: any) => d.attempts.length === 2);
+    expect(retried).toMatchObject({ eventType: 'pix.in.received', status: 'DELIVERED', round: 1 });
+    expect(retried.attempts.map((a: any) => [a.statusCode, a.error])).toEqual([[500, 'receiver answered 500'], [200, null]]);
+    expect(retried.attempts[0]).toMatchObject({ attempt: 1, round: 1, attemptedAt: expect.any(String), durationMs: expect.any(Number) });
+
+    const seen = receivedAt('/logged').length;
+    const again = await redeliverEvent(aliceKey, alicePix, ep.id, retried.eventId);
+    expect(again.status).toBe(202);
+    expect(again.body).toEqual({ eventId: retried.eventId, status: 'PENDING', round: 2 });
+    await waitFor(async () => receivedAt('/logged').length === seen + 1, 20_000, 'redelivery');
+    expect(receivedAt('/logged').at(-1)!.headers['webhook-id']).toBe(retried.eventId);
+    await waitFor(async () => (await deliveries(aliceKey, alicePix, ep.id)).body.deliveries.find((d: any) => d.eventId === retried.eventId).attempts.length === 3, 10_000, 'attempt recorded');
+
+    // Another key's endpoint, another account's endpoint, an unknown endpoint or event: nothing leaks.
+    expect((await deliveries(bobKey, alicePix, ep.id)).status).toBe(403);
+    expect((await deliveries(bobKey, bobPix, ep.id)).status).toBe(404);
+    expect((await redeliverEvent(bobKey, bobPix, ep.id, retried.eventId)).status).toBe(404);
+    expect((await redeliverEvent(aliceKey, alicePix, ep.id, randomUUID())).status).toBe(404);
+    expect((await deliveries(aliceKey, alicePix, ep.id, '?cursor=forged.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA')).status).toBe(400);
+    expect((await remove(aliceKey, alicePix, ep.id)).status).toBe(200);
+    expect((await redeliverEvent(aliceKey, alicePix, ep.id, retried.eventId)).status).toBe(409);
+  });
+
+  test('one endpoint hanging does not slow another: the healthy one receives every event meanwhile', async () => {
+    const stuck = await endpoint(bobKey, bobPix, ['pix.in.received'], '/stuck');
+    const healthy = await endpoint(bobKey, bobPix, ['pix.in.received'], '/healthy');
+    receiver.behave((r) => (r.path === '/stuck' ? 'hang' : 200));
+    const started = Date.now();
+    await Promise.all(Array.from({ length: 20 }, (_, i) => fund(platform, tenantId, bob.account.id, 100 + i)));
+    await waitFor(async () => receivedAt(healthy.path).length >= 20, 15_000, 'every event at the healthy endpoint');
+    // Well inside the hanging receiver's timeout (1.5 s a try, retried): the healthy endpoint never waited for it.
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(new Set(receivedAt(healthy.path).map((r) => r.headers['webhook-id'])).size).toBe(20);
+    expect((await remove(bobKey, bobPix, stuck.id)).status).toBe(200);
+    receiver.behave(() => 200);
+  }, 60_000);
+
+  test('a receiver down for a while, then back: every delivery arrives once it recovers, each with one successful attempt', async () => {
+    const ep = await endpoint(aliceKey, alicePix, ['pix.in.received'], '/outage');
+    let down = true;
+    receiver.behave((r) => (r.path === '/outage' && down ? 503 : 200));
+    await Promise.all(Array.from({ length: 10 }, (_, i) => fund(platform, tenantId, alice.account.id, 200 + i)));
+    await waitFor(async () => receivedAt('/outage').length >= 10, 20_000, 'attempts during the outage');
+    await new Promise((r) => setTimeout(r, 2000));
+    down = false;
+    await waitFor(async () => {
+      const log = await deliveries(aliceKey, alicePix, ep.id, '?limit=100');
+      return log.body.deliveries.length === 10 && log.body.deliveries.every((d: any) => d.status === 'DELIVERED');
+    }, 30_000, 'every delivery after recovery');
+    const successes = await sql(
+      `select d.id, count(a.id) filter (where a.error is null)::int as ok from webhook_delivery d join webhook_attempt a on a.delivery_id = d.id where d.endpoint_id = $1 group by d.id`,
+      [ep.id],
+    );
+    expect(successes.map((s: any) => s.ok)).toEqual(Array(10).fill(1));
+  }, 60_000);
 });

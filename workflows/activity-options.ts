@@ -16,5 +16,8 @@ export const LOCAL_DATABASE_STEP: LocalActivityOptions = { startToCloseTimeout: 
 /** A call to the Pix provider (submit, query): its adapter answers within its own timeout. */
 export const PROVIDER_CALL: ActivityOptions = { startToCloseTimeout: '15 seconds', retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' } };
 
-/** One webhook attempt: the receiver has WEBHOOK_TIMEOUT_MS (10 s); the workflow, not the activity, schedules retries. */
-export const WEBHOOK_ATTEMPT: ActivityOptions = { startToCloseTimeout: '20 seconds', retry: { maximumAttempts: 5, initialInterval: '1 second' } };
+/**
+ * One batch of an endpoint's webhook deliveries: sent concurrently, each receiver has WEBHOOK_TIMEOUT_MS (10 s). The
+ * deliveries' own retry times, not the activity's, decide when a failed delivery is tried again.
+ */
+export const WEBHOOK_BATCH: ActivityOptions = { startToCloseTimeout: '30 seconds', retry: RETRY_UNTIL_THE_DATABASE_ANSWERS };

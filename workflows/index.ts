@@ -2,7 +2,7 @@
 export { probeWorkflow } from './probe.ts';
 export { onboardingWorkflow } from './onboarding.ts';
 export { tevWorkflow } from './tev.ts';
-export { webhookDeliveryWorkflow } from './webhook-delivery.ts';
+export { webhookEndpointWorkflow } from './webhook-endpoint.ts';
 export { approvalWorkflow } from './approval.ts';
 export { pixPayoutWorkflow } from './pix-payout.ts';
 export { pixChargeWorkflow } from './pix-charge.ts';

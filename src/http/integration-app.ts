@@ -4,6 +4,7 @@ import { registerPixChargeRoutes } from '../pix/charge-routes.ts';
 import type { Services } from '../services.ts';
 import { apiKeyAuthenticator } from '../tenants/api-key-auth.ts';
 import { registerIntegrationTevRoutes } from '../transfers/integration-routes.ts';
+import { registerWebhookDeliveryRoutes } from '../webhooks/delivery-routes.ts';
 import { registerWebhookRoutes } from '../webhooks/routes.ts';
 import { createHttpApp } from './app.ts';
 import { dependencyChecks } from './health.ts';
@@ -17,6 +18,7 @@ export function createIntegrationApp(services: Services): Express {
   registerIntegrationTevRoutes(router, registry, services, auth);
   registerFeeRoutes(router, registry, auth);
   registerWebhookRoutes(router, registry, services, auth);
+  registerWebhookDeliveryRoutes(router, registry, services, auth);
   registerPixChargeRoutes(router, registry, services, auth);
   return createHttpApp({
     name: 'Integration API',

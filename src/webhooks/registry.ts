@@ -10,7 +10,10 @@ import { decodeCursor, isoUtc, pageOf } from '../shared/pagination.ts';
 import { isoSaoPaulo } from '../shared/time.ts';
 import { resolvesToPublic } from './address-guard.ts';
 import { sealToken } from './token-box.ts';
-import { deliveryWorkflowId } from '../../workflows/contracts/webhook-delivery.ts';
+import { dispatchHandOff } from '../handoff/dispatch.ts';
+import { insertHandOff } from '../handoff/store.ts';
+import { webhookEndpointWake } from '../../workflows/contracts/webhook-endpoint.ts';
+import { cancelPendingDeliveries, waitForBatchesInFlight } from './delivery-store.ts';
 
 interface EndpointRow {
   id: string;
@@ -51,7 +54,7 @@ export async function registerEndpoint(em: EntityManager, config: Config, accoun
   const existing = await em.execute<EndpointRow[]>('select * from webhook_endpoint where account_id = ? and idempotency_key = ?', [account.id, idempotencyKey]);
   if (existing[0]) {
     assertSameRequest(existing[0].request_hash, hash);
-    return { ...endpointView(existing[0]), authToken: r.authToken };
+    return { ...endpointView(existing[0]), authToken: r.authToken, signingSecret: signingSecret(r.authToken) };
   }
   if (!config.SANDBOX && !(await resolvesToPublic(new URL(r.url)))) {
     throw new AppError(400, 'WEBHOOK_URL_NOT_ALLOWED', 'The URL must resolve to public addresses only (no loopback, private, link-local or metadata hosts)', [
@@ -67,8 +70,14 @@ export async function registerEndpoint(em: EntityManager, config: Config, accoun
   );
   // A concurrent request with the same key won the insert: answer as its retry.
   if (!row) return registerEndpoint(em, config, account, idempotencyKey, r);
-  return { ...endpointView(row), authToken: r.authToken };
+  return { ...endpointView(row), authToken: r.authToken, signingSecret: signingSecret(r.authToken) };
 }
+
+/**
+ * The Standard Webhooks form of the key the signature already uses: `whsec_` and the base64 of the authToken's UTF-8
+ * bytes. Libraries such as the official `standardwebhooks` package take this (they base64-decode their secret).
+ */
+export const signingSecret = (authToken: string) => `whsec_${Buffer.from(authToken, 'utf8').toString('base64')}`;
 
 export async function listEndpoints(em: EntityManager, cursorKey: string, account: Account, limit: number, cursor: string | undefined) {
   const scope = `webhooks:${account.id}`;
@@ -83,20 +92,28 @@ export async function listEndpoints(em: EntityManager, cursorKey: string, accoun
   return { webhooks: items.map(endpointView), pagination };
 }
 
-/** Soft delete: the record stays listed as disabled; pending deliveries are cancelled and their runs stopped. */
-export async function disableEndpoint(em: EntityManager, client: Client, account: Account, endpointId: string): Promise<{ id: string; enabled: false }> {
-  const pending = await em.transactional(async (tx) => {
+/**
+ * Soft delete: the record stays listed as disabled and pending deliveries are cancelled. Answers only once no batch
+ * of the endpoint is sending (each holds the endpoint's shared lock while it does, and checks `enabled` after taking
+ * it): nothing is sent after this returns, retries included. The endpoint's workflow is woken to end.
+ */
+export async function disableEndpoint(em: EntityManager, client: Client, config: Config, account: Account, endpointId: string): Promise<{ id: string; enabled: false }> {
+  const handOff = await em.transactional(async (tx) => {
     const [row] = await tx.execute<{ id: string }[]>(
       `update webhook_endpoint set enabled = false, disabled_at = coalesce(disabled_at, now()) where id = ? and account_id = ? returning id`,
       [endpointId, account.id],
     );
     if (!row) throw notFound('Webhook endpoint');
-    return tx.execute<{ event_id: string }[]>(
-      `update webhook_delivery set status = 'CANCELLED', finished_at = now() where endpoint_id = ? and status = 'PENDING' returning event_id`,
-      [endpointId],
-    );
+    await cancelPendingDeliveries(tx, endpointId);
+    return insertHandOff(tx, config.TEMPORAL_TASK_QUEUE, webhookEndpointWake({ endpointId, tenantId: account.tenantId, accountId: account.id }));
   });
-  // The delivery activity re-checks `enabled` before every attempt, so a run that misses this cancel still stops.
-  await Promise.allSettled(pending.map((d) => client.workflow.getHandle(deliveryWorkflowId(d.event_id, endpointId)).cancel()));
+  const pool = await em.getConnection().getNativeClient();
+  const db = await pool.connect();
+  try {
+    await waitForBatchesInFlight(db, endpointId);
+  } finally {
+    db.release();
+  }
+  await dispatchHandOff(client, em, handOff);
   return { id: endpointId, enabled: false };
 }

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { Orm } from '../persistence/orm.ts';
 import { insertHandOffs } from '../handoff/store.ts';
-import { deliveryStart, type DeliveryInput } from '../../workflows/contracts/webhook-delivery.ts';
+import { webhookEndpointWake } from '../../workflows/contracts/webhook-endpoint.ts';
 
 const BATCH = 500;
 /** Committed events wait at most this long: a look is one index range scan past the cursor. */
@@ -12,15 +12,10 @@ export interface Relay {
   stop(): Promise<void>;
 }
 
-export const retrySchedule = (config: Config): DeliveryInput['retry'] => ({
-  initialMs: config.WEBHOOK_RETRY_INITIAL_MS,
-  maxMs: config.WEBHOOK_RETRY_MAX_MS,
-  windowMs: config.WEBHOOK_RETRY_WINDOW_MS,
-});
-
 /**
- * Moves committed events from the outbox to deliveries: one delivery row per (event, subscribed endpoint) and, in the
- * same transaction, the hand-off of its delivery workflow, which this worker's reconciler starts at once. It follows
+ * Moves committed events from the outbox to deliveries: one delivery row per (event, subscribed endpoint), due at
+ * once, and in the same transaction one wake per endpoint touched (the hand-off of a signal-with-start to the
+ * endpoint's workflow), which this worker's reconciler sends at once. It follows
  * the event log with a cursor (migration 1100), which one relay at a time holds, so several workers may run it. It
  * polls: a NOTIFY from every posting would serialise all committing transactions on one lock.
  */
@@ -44,23 +39,23 @@ export function startOutboxRelay(orm: Orm, config: Config, logger: Logger, start
       );
       if (events.length === 0) return 0;
       // Subscribers when the event was created: an endpoint registered later does not receive it.
-      const deliveries = await em.execute<{ id: string; event_id: string; endpoint_id: string; tenant_id: string; account_id: string }[]>(
+      const endpoints = await em.execute<{ endpoint_id: string; tenant_id: string; account_id: string }[]>(
         `with created as (
-           insert into webhook_delivery (id, event_id, endpoint_id, status)
-           select gen_random_uuid()::text, ev.id, e.id, 'PENDING'
+           insert into webhook_delivery (id, event_id, endpoint_id, status, next_attempt_at)
+           select gen_random_uuid()::text, ev.id, e.id, 'PENDING', now()
              from event_outbox ev
              join webhook_endpoint e on e.account_id = ev.account_id and e.enabled and ev.type = any(e.events) and e.created_at <= ev.created_at
             where ev.id in (?)
            on conflict (event_id, endpoint_id) do nothing
-           returning id, event_id, endpoint_id)
-         select c.id, c.event_id, c.endpoint_id, e.tenant_id, e.account_id from created c join webhook_endpoint e on e.id = c.endpoint_id`,
+           returning endpoint_id)
+         select distinct c.endpoint_id, e.tenant_id, e.account_id from created c join webhook_endpoint e on e.id = c.endpoint_id`,
         [events.map((e) => e.id)],
       );
-      const retry = retrySchedule(config);
+      // One wake per endpoint and batch of events, not one per event.
       await insertHandOffs(
         em,
         config.TEMPORAL_TASK_QUEUE,
-        deliveries.map((d) => deliveryStart({ deliveryId: d.id, eventId: d.event_id, endpointId: d.endpoint_id, retry, tenantId: d.tenant_id, accountId: d.account_id })),
+        endpoints.map((e) => webhookEndpointWake({ endpointId: e.endpoint_id, tenantId: e.tenant_id, accountId: e.account_id })),
         { dueNow: true },
       );
       const last = events[events.length - 1]!;

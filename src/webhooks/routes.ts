@@ -15,6 +15,44 @@ const eventType = z.string().refine((e): e is (typeof EVENT_TYPES)[number] => (E
   error: (issue) => `unknown event type "${String(issue.input)}"; allowed: ${EVENT_TYPES.join(', ')}`,
 });
 
+/**
+ * The endpoint URL, read strictly: `https://` and a host, written out in full (a WHATWG parser forgives `https:host`,
+ * `https:///host` and a backslash for `/`, each of which other parsers read differently), and no credentials (they would be
+ * stored and listed in clear; the receiver authenticates us with authToken). What is stored and returned is the
+ * parser's canonical form, which must parse back to itself.
+ */
+const webhookUrl = z
+  .string()
+  .max(2048)
+  .transform((raw, ctx) => {
+    const refuse = (message: string) => {
+      ctx.addIssue({ code: 'custom', message });
+      return z.NEVER;
+    };
+    const written = /^https:\/\/([^/?#]+)/i.exec(raw);
+    if (!written || /[\\\s\u0000-\u001F\u007F]/.test(raw)) {
+      return refuse('must be an https:// URL written out in full: https://, a host, then an optional path (no blanks, control characters or backslashes)');
+    }
+    if (written[1]!.includes('@')) return refuse('must not carry credentials (user:password@); the receiver checks authToken instead');
+    let url: URL;
+    try {
+      url = new URL(raw);
+    } catch {
+      return refuse('must be a valid https:// URL');
+    }
+    if (url.protocol !== 'https:' || url.hostname === '' || new URL(url.href).href !== url.href) return refuse('must be a valid https:// URL');
+    return url.href;
+  })
+  .openapi({ type: 'string', format: 'uri', example: 'https://example.com/hooks/pix' });
+
+/** Sent back as the `Authorization` header of every delivery: a header value, so visible ASCII (inner spaces allowed) only. */
+const authToken = z
+  .string({ error: 'the authToken is required' })
+  .min(16, 'at least 16 characters (32 or more recommended)')
+  .max(512)
+  .regex(/^[\x21-\x7E](?:[\x20-\x7E]*[\x21-\x7E])?$/, 'visible ASCII characters only (inner spaces allowed): no control characters, line breaks or outer blanks')
+  .openapi({ description: 'Your secret, 16 to 512 visible ASCII characters (32 or more recommended); sent back as Authorization on every delivery' });
+
 const WebhookRecord = z
   .object({
     id: z.string(),
@@ -38,16 +76,23 @@ export function registerWebhookRoutes(router: Router, registry: OpenAPIRegistry,
     params: pixAccountParams,
     body: z
       .object({
-        url: z
-          .url({ protocol: /^https$/, error: 'must be an https:// URL' })
-          .max(2048),
+        url: webhookUrl,
         events: z.array(eventType).min(1, 'subscribe to at least one event type').transform((e) => [...new Set(e)]),
-        authToken: z.string().min(1, 'the authToken is required').max(512).openapi({ description: 'Your secret, at least 32 characters recommended; sent back as Authorization on every delivery' }),
+        authToken,
       })
       .openapi('WebhookRegistration'),
     responses: {
-      201: { description: 'Registered (a retry with the same Idempotency-Key and body returns the original record)', schema: WebhookRecord.extend({ authToken: z.string() }) },
-      400: { description: 'VALIDATION_ERROR (http URL, unknown event, missing authToken) or WEBHOOK_URL_NOT_ALLOWED' },
+      201: {
+        description: 'Registered (a retry with the same Idempotency-Key and body returns the original record)',
+        schema: WebhookRecord.extend({
+          authToken: z.string(),
+          signingSecret: z.string().openapi({
+            description: 'The signature key in the Standard Webhooks form: `whsec_` + base64 of the authToken bytes. Give it to a Standard Webhooks library (e.g. `new Webhook(signingSecret)`) to verify deliveries.',
+            example: 'whsec_d2hzZWMtdGVzdC10b2tlbi13aXRoLWF0LWxlYXN0LTMyLWNoYXJhY3RlcnM=',
+          }),
+        }),
+      },
+      400: { description: 'VALIDATION_ERROR (URL not https, not written out in full or with credentials; unknown event; authToken missing, short or with control characters) or WEBHOOK_URL_NOT_ALLOWED' },
       403: { description: 'ACCOUNT_NOT_IN_KEY_SCOPE' },
       409: { description: 'IDEMPOTENCY_KEY_REUSED' },
     },
@@ -88,7 +133,7 @@ export function registerWebhookRoutes(router: Router, registry: OpenAPIRegistry,
     responses: { 200: { description: 'Disabled', schema: z.object({ id: z.string(), enabled: z.literal(false) }) }, 403: { description: 'ACCOUNT_NOT_IN_KEY_SCOPE' } },
     async handler({ auth: a, params }) {
       const account = await scopedAccount(a, params.accountId);
-      return { status: 200, body: await disableEndpoint(a.em, temporal.client, account, params.webhookId) };
+      return { status: 200, body: await disableEndpoint(a.em, temporal.client, config, account, params.webhookId) };
     },
   });
 }

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { request } from 'node:https';
+import { request, type Agent } from 'node:https';
 import { rootCertificates } from 'node:tls';
 import type { Config } from '../config.ts';
 import { guardedLookup } from './address-guard.ts';
@@ -24,7 +24,7 @@ function trustedCAs(config: Config): string[] | undefined {
  * No redirects are followed, at most 64 KiB of the answer is read, and outside the sandbox the socket may only
  * connect to public addresses. Success is a 2xx within the timeout.
  */
-export function send(config: Config, target: { url: string; authToken: string }, event: { id: string; type: string; data: unknown }): Promise<SendResult> {
+export function send(config: Config, target: { url: string; authToken: string; agent?: Agent }, event: { id: string; type: string; data: unknown }): Promise<SendResult> {
   const body = JSON.stringify({ event: event.type, data: event.data });
   const timestamp = Math.floor(Date.now() / 1000);
   const started = performance.now();
@@ -48,6 +48,7 @@ export function send(config: Config, target: { url: string; authToken: string },
           'webhook-timestamp': String(timestamp),
           'webhook-signature': sign(target.authToken, event.id, timestamp, body),
         },
+        agent: target.agent,
         ca: trustedCAs(config),
         lookup: config.SANDBOX ? undefined : guardedLookup,
         timeout: config.WEBHOOK_TIMEOUT_MS,

@@ -9,6 +9,7 @@ import { Migration20261122000800_charges } from './Migration20261122000800_charg
 import { Migration20261122000900_workflow_handoff } from './Migration20261122000900_workflow_handoff.ts';
 import { Migration20261122001000_tev_settlement } from './Migration20261122001000_tev_settlement.ts';
 import { Migration20261122001100_event_relay_cursor } from './Migration20261122001100_event_relay_cursor.ts';
+import { Migration20261122001200_webhook_endpoint_delivery } from './Migration20261122001200_webhook_endpoint_delivery.ts';
 
 /** Every schema change, in order. New migrations are appended here. */
 export const migrations = [
@@ -23,4 +24,5 @@ export const migrations = [
   Migration20261122000900_workflow_handoff,
   Migration20261122001000_tev_settlement,
   Migration20261122001100_event_relay_cursor,
+  Migration20261122001200_webhook_endpoint_delivery,
 ];

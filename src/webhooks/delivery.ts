@@ -1,0 +1,107 @@
+import { Agent } from 'node:https';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Client } from '@temporalio/client';
+import type { Config } from '../config.ts';
+import { dispatchHandOff } from '../handoff/dispatch.ts';
+import { insertHandOff } from '../handoff/store.ts';
+import type { Orm } from '../persistence/orm.ts';
+import { notFound } from '../shared/errors.ts';
+import { newCuid } from '../shared/ids.ts';
+import { webhookEndpointWake, type BatchOutcome } from '../../workflows/contracts/webhook-endpoint.ts';
+import {
+  claimDueDeliveries,
+  endpointTarget,
+  lockEndpointShared,
+  msUntilNextDue,
+  recordAttempts,
+  reopenDelivery,
+  unlockEndpointShared,
+  type AttemptRecord,
+  type ClaimedDelivery,
+} from './delivery-store.ts';
+import { send } from './sender.ts';
+import { openToken } from './token-box.ts';
+
+/** Due deliveries one batch takes. */
+export const BATCH_SIZE = 200;
+/** Requests one endpoint has in flight at most: all that an endpoint that fails or hangs can hold. */
+export const PARALLEL_SENDS_PER_ENDPOINT = 16;
+
+/** Keep-alive connections per endpoint, reused across batches of this worker. */
+const agents = new Map<string, Agent>();
+const agentFor = (endpointId: string) => {
+  let agent = agents.get(endpointId);
+  if (!agent) agents.set(endpointId, (agent = new Agent({ keepAlive: true, maxSockets: PARALLEL_SENDS_PER_ENDPOINT })));
+  return agent;
+};
+
+/**
+ * What becomes of a delivery after a failed attempt: the documented backoff, from `WEBHOOK_RETRY_INITIAL_MS` doubling
+ * to `WEBHOOK_RETRY_MAX_MS`, while the next attempt still falls within `WEBHOOK_RETRY_WINDOW_MS` of the first.
+ */
+export function afterFailure(config: Pick<Config, 'WEBHOOK_RETRY_INITIAL_MS' | 'WEBHOOK_RETRY_MAX_MS' | 'WEBHOOK_RETRY_WINDOW_MS'>, attempts: number, firstAttemptAt: Date, now: Date) {
+  const delay = Math.min(config.WEBHOOK_RETRY_INITIAL_MS * 2 ** Math.max(attempts - 1, 0), config.WEBHOOK_RETRY_MAX_MS);
+  if (now.getTime() - firstAttemptAt.getTime() + delay > config.WEBHOOK_RETRY_WINDOW_MS) return { status: 'FAILED' as const, nextAttemptAt: null };
+  return { status: 'PENDING' as const, nextAttemptAt: new Date(now.getTime() + delay) };
+}
+
+/** Runs `fn` on every item with at most `limit` in flight. */
+async function eachLimited<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) await fn(items[next++]!);
+  }));
+}
+
+/**
+ * One batch of an endpoint's due deliveries: claims them, sends them concurrently (bounded, keep-alive), records every
+ * attempt and gives each failure its next attempt time. While it sends it holds the endpoint's shared lock, so a
+ * deletion waits for it and no batch starts sending after the deletion committed.
+ */
+export async function deliverDueBatch({ orm, config }: { orm: Orm; config: Config }, endpointId: string): Promise<BatchOutcome> {
+  const pool = await orm.em.getConnection().getNativeClient();
+  const db = await pool.connect();
+  await lockEndpointShared(db, endpointId);
+  try {
+    const target = await endpointTarget(db, endpointId);
+    if (!target?.enabled) return { endpointEnabled: false, attempted: 0, moreDue: false, nextDueInMs: null };
+    const claimed = await claimDueDeliveries(db, endpointId, BATCH_SIZE, config.WEBHOOK_TIMEOUT_MS + 20_000);
+    const authToken = openToken(target.auth_token_ciphertext, config.KEY_PEPPER);
+    const agent = agentFor(endpointId);
+    const records: AttemptRecord[] = [];
+    await eachLimited(claimed, PARALLEL_SENDS_PER_ENDPOINT, async (d: ClaimedDelivery) => {
+      const attemptedAt = new Date();
+      const result = await send(config, { url: target.url, authToken, agent }, { id: d.event_id, type: d.type, data: d.data });
+      const attempt = d.attempts + 1;
+      const next = result.error ? afterFailure(config, attempt, new Date(d.first_attempt_at), new Date()) : { status: 'DELIVERED' as const, nextAttemptAt: null };
+      records.push({ deliveryId: d.id, attemptId: newCuid(), attempt, round: d.round, attemptedAt, ...result, ...next });
+    });
+    await recordAttempts(db, records);
+    const nextDueInMs = await msUntilNextDue(db, endpointId);
+    return { endpointEnabled: true, attempted: claimed.length, moreDue: claimed.length === BATCH_SIZE || nextDueInMs === 0, nextDueInMs };
+  } finally {
+    await unlockEndpointShared(db, endpointId).catch(() => undefined);
+    db.release();
+  }
+}
+
+/**
+ * Delivers one event to one endpoint again: a new round of attempts with the same `webhook-id`, by the endpoint's
+ * workflow, woken through the hand-off.
+ */
+export async function redeliver(
+  em: EntityManager,
+  client: Client,
+  config: Pick<Config, 'TEMPORAL_TASK_QUEUE'>,
+  endpoint: { id: string; tenantId: string; accountId: string },
+  eventId: string,
+) {
+  const { delivery, handOff } = await em.transactional(async (tx) => {
+    const reopened = await reopenDelivery(tx, endpoint.id, eventId);
+    if (!reopened) throw notFound('Delivery');
+    const wake = webhookEndpointWake({ endpointId: endpoint.id, tenantId: endpoint.tenantId, accountId: endpoint.accountId });
+    return { delivery: reopened, handOff: await insertHandOff(tx, config.TEMPORAL_TASK_QUEUE, wake) };
+  });
+  await dispatchHandOff(client, em, handOff);
+  return { deliveryId: delivery.id, eventId, round: delivery.round, status: 'PENDING' as const, workflowId: handOff.start.workflowId };
+}
