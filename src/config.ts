@@ -41,7 +41,10 @@ const schema = z
     CLIENT_JWT_TTL_SECONDS: z.coerce.number().int().positive().default(86400),
     /** Express `trust proxy`: `false`, `loopback`, a hop count or a list of proxy addresses; decides the client address. */
     TRUST_PROXY: z.string().default('false'),
-    /** Failed `/authenticate` attempts allowed per document, and per client address, in 15 minutes. */
+    /**
+     * Failed logins allowed in 15 minutes: per document (password), and per tenant and client address, counted apart
+     * for passwords (`/authenticate`) and tenant keys (`/authenticate/clients`).
+     */
     AUTH_MAX_FAILURES_PER_DOCUMENT: z.coerce.number().int().positive().default(5),
     AUTH_MAX_FAILURES_PER_ADDRESS: z.coerce.number().int().positive().default(30),
     /** `/authenticate/clients` calls allowed per tenant API key per minute. */

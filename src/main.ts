@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import { loadConfigOrExit } from './config.ts';
 import { createHolderApp } from './http/holder-app.ts';
 import { createIntegrationApp } from './http/integration-app.ts';
+import { serve } from './http/server.ts';
 import { createLogger } from './logger.ts';
 import { migrate } from './persistence/orm.ts';
 import { closeServices, openServices } from './services.ts';
@@ -12,17 +13,12 @@ const logger = createLogger(config.LOG_LEVEL, 'api');
 const services = await openServices(config, logger);
 if (config.NODE_ENV === 'development') await migrate(services.orm, config.DATABASE_URL, logger);
 
-function listen(name: string, app: ReturnType<typeof createHolderApp>, port: number): Promise<Server> {
-  return new Promise((resolve, reject) => {
-    const server = app.listen(port, config.HOST, (err?: Error) => {
-      if (err) return reject(err);
-      const address = server.address();
-      const bound = typeof address === 'object' && address ? address.port : port;
-      logger.info({ url: `http://${config.HOST}:${bound}` }, `${name} listening`);
-      resolve(server);
-    });
-    server.keepAliveTimeout = 65_000;
-  });
+async function listen(name: string, app: ReturnType<typeof createHolderApp>, port: number): Promise<Server> {
+  const server = await serve(app, port, config.HOST);
+  const address = server.address();
+  const bound = typeof address === 'object' && address ? address.port : port;
+  logger.info({ url: `http://${config.HOST}:${bound}` }, `${name} listening`);
+  return server;
 }
 
 const servers = [

@@ -91,7 +91,7 @@ describe('holder TEV (two steps)', () => {
   });
 
   test('the default description names the beneficiary', async () => {
-    const res = await pay(alice, { accountNumber: bob.account.number, amount: '1.00' });
+    const res = await pay(alice, { accountNumber: bob.account.number, amount: 1 });
     const [row] = await sql('select description from tev_transfer where id = $1', [res.body.tev.tevId]);
     expect(row.description).toBe('Transferência para Padaria Pão Quente LTDA');
   });

@@ -98,22 +98,26 @@ const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
     res.status(err.status).json(err.toBody());
     return;
   }
-  const type = (err as { type?: string }).type;
-  if (type === 'entity.parse.failed') {
-    res.status(400).json({ code: 'VALIDATION_ERROR', message: 'The request body is not valid JSON' });
-    return;
-  }
-  if (type === 'entity.too.large') {
-    res.status(413).json({ code: 'PAYLOAD_TOO_LARGE', message: 'The request body is too large' });
-    return;
-  }
-  if (type === 'charset.unsupported' || type === 'encoding.unsupported') {
-    res.status(415).json({ code: 'UNSUPPORTED_MEDIA_TYPE', message: 'Send the body as UTF-8 JSON' });
+  const failure = clientFailure(err);
+  if (failure) {
+    res.status(failure.status).json({ code: failure.code, message: failure.message });
     return;
   }
   req.log.error({ err }, 'unhandled error');
   res.status(500).json({ code: 'INTERNAL_ERROR', message: 'Something went wrong on our side; the request id in X-Request-Id helps support find it' });
 };
+
+/** The client's mistakes that Express's own layers (body parsing, path decoding) report as errors with a 4xx status. */
+function clientFailure(err: unknown): { status: number; code: string; message: string } | null {
+  if ((err as { type?: string }).type === 'entity.parse.failed') return { status: 400, code: 'VALIDATION_ERROR', message: 'The request body is not valid JSON' };
+  // The router percent-decodes path parameters: `%FF%FE`, a lone `%` or overlong UTF-8 (`%C0%AF`) cannot be decoded.
+  if (err instanceof URIError) return { status: 400, code: 'VALIDATION_ERROR', message: 'A path segment is not valid percent-encoded UTF-8' };
+  const status = (err as { status?: unknown }).status;
+  if (typeof status !== 'number' || status < 400 || status >= 500) return null;
+  if (status === 413) return { status, code: 'PAYLOAD_TOO_LARGE', message: 'The request body is too large' };
+  if (status === 415) return { status, code: 'UNSUPPORTED_MEDIA_TYPE', message: 'Send the body as UTF-8 JSON' };
+  return { status: 400, code: 'VALIDATION_ERROR', message: 'The request could not be read' };
+}
 
 function parseTrustProxy(value: string): boolean | number | string {
   if (value === 'true' || value === 'false') return value === 'true';

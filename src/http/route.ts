@@ -1,6 +1,6 @@
 import type { OpenAPIRegistry, RouteConfig } from '@asteasolutions/zod-to-openapi';
 import type { NextFunction, Request, Response, Router } from 'express';
-import { z } from '../shared/zod.ts';
+import { isStorableText, STORABLE_TEXT_RULE, z } from '../shared/zod.ts';
 import { AppError, validationError, type ErrorDetail } from '../shared/errors.ts';
 import { ErrorBody } from './openapi.ts';
 
@@ -43,6 +43,17 @@ function parse<T extends z.ZodType>(schema: T, value: unknown, where: string): z
   const result = schema.safeParse(value);
   if (!result.success) throw validationError(`Invalid request ${where}`, issuesToDetails(where, result.error));
   return result.data;
+}
+
+/**
+ * Decoded path and query values reach SQL, logs and responses: whatever a route's own schema allows, a control
+ * character (`%00` among them) or an unpaired surrogate in one is 400 on every route.
+ */
+function assertStorable(values: Record<string, unknown>, where: 'params' | 'query'): void {
+  const refused = Object.entries(values)
+    .filter(([, value]) => [value].flat().some((v) => typeof v === 'string' && !isStorableText(v)))
+    .map(([name]) => ({ path: `${where}.${name}`, message: STORABLE_TEXT_RULE }));
+  if (refused.length > 0) throw validationError(`Invalid request ${where}`, refused);
 }
 
 const STANDARD_ERRORS: Record<number, string> = {
@@ -90,6 +101,8 @@ export function defineRoute<P extends AnyObject | undefined, Q extends AnyObject
       if (!req.accepts('application/json')) throw new AppError(406, 'NOT_ACCEPTABLE', 'This endpoint answers application/json; send Accept: application/json');
       const headers = spec.headers ? parse(spec.headers, req.headers, 'headers') : undefined;
       const auth = spec.auth ? await spec.auth.authenticate(req, (headers ?? {}) as Record<string, unknown>) : undefined;
+      assertStorable(req.params, 'params');
+      assertStorable(req.query as Record<string, unknown>, 'query');
       const params = spec.params ? parse(spec.params, req.params, 'params') : undefined;
       const query = spec.query ? parse(spec.query, req.query, 'query') : undefined;
       if (spec.body && req.body === undefined) {

@@ -17,8 +17,9 @@ export interface HolderAuth {
 }
 
 /**
- * `Authorization: Bearer <JWT>` on `{base_url}`: a valid signature and lifetime, the tenant of `X-Tenant-Id`, a live
- * tenant key for client tokens (revocation is immediate), and a holder that is not blocked. Every failure is 401.
+ * `Authorization: Bearer <JWT>` on `{base_url}`: a valid signature, claims and lifetime, the tenant of `X-Tenant-Id`,
+ * a live tenant key for client tokens (revocation is immediate), and a holder of the token's type that is not blocked.
+ * Every failure is 401.
  */
 export function holderAuthenticator({ config, orm, credentials }: Services): Authenticator<HolderAuth> {
   return {
@@ -33,7 +34,7 @@ export function holderAuthenticator({ config, orm, credentials }: Services): Aut
         throw unauthorized('The tenant API key that issued this token was revoked; authenticate again');
       }
       const holder = await em.findOne(Holder, { id: claims.sub, tenantId: claims.tid });
-      if (!holder) throw unauthorized();
+      if (!holder || holder.type !== claims.type) throw unauthorized();
       assertNotBlocked(holder);
       const pinExempt = Boolean(claims.kid && (await findTenant(em, claims.tid))?.pinExempt);
       return { holder, claims, pinExempt, em };

@@ -1,6 +1,6 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import express, { type Router } from 'express';
-import { z } from '../shared/zod.ts';
+import { freeText, z } from '../shared/zod.ts';
 import { holderAccounts } from '../accounts/service.ts';
 import { defineRoute } from '../http/route.ts';
 import type { Services } from '../services.ts';
@@ -9,19 +9,28 @@ import { AppError, notFound } from '../shared/errors.ts';
 import { Holder } from './entities.ts';
 import { signalKycPageOpened, signalKycResult } from './onboarding.ts';
 
-const requisitionParams = z.object({ requisitionId: z.coerce.number().int().positive() });
+/** Requisition ids are 14-digit numbers; only digits are read (no sign, blank, exponent or fraction). */
+const requisitionParams = z.object({ requisitionId: z.string().regex(/^\d{1,15}$/, 'requisitionId is a number of at most 15 digits').transform(Number) });
+
+/**
+ * The browser's form cannot send headers, so X-Tenant-Id is optional here; when a caller sends it, the requisition must
+ * belong to that tenant, so one tenant's client cannot drive another tenant's onboarding.
+ */
+const optionalTenantHeaders = z.object({
+  'x-tenant-id': z.uuid({ error: 'X-Tenant-Id must be the tenant UUID' }).optional().openapi({ description: 'Tenant UUID; when sent, the requisition must be of this tenant' }),
+});
 
 const KycDecision = z
   .object({
     decision: z.enum(['APPROVED', 'REJECTED']).default('APPROVED'),
-    reason: z.string().trim().max(200).optional(),
+    reason: freeText().trim().max(200).optional(),
     phone: z
       .string()
       .trim()
       .regex(/^\+[1-9]\d{7,14}$/, 'must be in E.164 format, e.g. +5511912345678')
       .optional()
       .or(z.literal('').transform(() => undefined)),
-    partnerName: z.string().trim().min(3).max(200).optional().or(z.literal('').transform(() => undefined)),
+    partnerName: freeText().trim().min(3).max(200).optional().or(z.literal('').transform(() => undefined)),
     partnerDocument: cpfSchema.optional().or(z.literal('').transform(() => undefined)),
   })
   .openapi('KycDecision');
@@ -57,16 +66,17 @@ function page(holder: Holder, notice?: string): string {
  */
 export function registerKycSandboxRoutes(router: Router, registry: OpenAPIRegistry, services: Services): void {
   const { orm } = services;
-  const findByRequisition = async (requisitionId: number) => {
-    const holder = await orm.em.fork().findOne(Holder, { onboardingRequisitionId: requisitionId });
+  const findByRequisition = async (requisitionId: number, tenantId: string | undefined) => {
+    const holder = await orm.em.fork().findOne(Holder, { onboardingRequisitionId: requisitionId, ...(tenantId ? { tenantId } : {}) });
     if (!holder) throw notFound('Onboarding requisition');
     return holder;
   };
 
   router.get('/onboarding/:requisitionId', async (req, res) => {
-    const parsed = requisitionParams.safeParse(req.params);
-    if (!parsed.success) throw notFound('Onboarding requisition');
-    const holder = await findByRequisition(parsed.data.requisitionId);
+    const params = requisitionParams.safeParse(req.params);
+    const headers = optionalTenantHeaders.safeParse(req.headers);
+    if (!params.success || !headers.success) throw notFound('Onboarding requisition');
+    const holder = await findByRequisition(params.data.requisitionId, headers.data['x-tenant-id']);
     if (holder.onboardingStep === 'PENDING') await signalKycPageOpened(services, holder);
     res.type('html').send(page(holder));
   });
@@ -78,6 +88,7 @@ export function registerKycSandboxRoutes(router: Router, registry: OpenAPIRegist
     tags: ['Sandbox'],
     summary: 'Sandbox: complete (or reject) KYC for an onboarding requisition',
     description: 'Companies must name a partner (partnerName, partnerDocument) to be approved. Answers once the decision is applied.',
+    headers: optionalTenantHeaders,
     params: requisitionParams,
     body: KycDecision,
     responses: {
@@ -85,8 +96,8 @@ export function registerKycSandboxRoutes(router: Router, registry: OpenAPIRegist
       202: { description: 'Decision accepted; the worker has not applied it yet' },
       409: { description: 'ONBOARDING_FINISHED' },
     },
-    async handler({ params, body, req }) {
-      const holder = await findByRequisition(params.requisitionId);
+    async handler({ headers, params, body, req }) {
+      const holder = await findByRequisition(params.requisitionId, headers['x-tenant-id']);
       if (holder.onboardingStep === 'DONE' || holder.onboardingStep === 'REJECTED') {
         throw new AppError(409, 'ONBOARDING_FINISHED', `Onboarding already finished (${holder.onboardingStep})`);
       }

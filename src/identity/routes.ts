@@ -6,7 +6,7 @@ import { accountIdParams, tenantHeaders } from '../http/common-schemas.ts';
 import { defineRoute, type Authenticator } from '../http/route.ts';
 import type { Services } from '../services.ts';
 import type { HolderType } from '../shared/documents.ts';
-import { reaisToCents, MAX_AMOUNT_CENTS } from '../shared/money.ts';
+import { reaisLimitSchema } from '../shared/money.ts';
 import type { HolderAuth } from './authenticator.ts';
 import type { Holder } from './entities.ts';
 import { dispatchHandOff } from '../handoff/dispatch.ts';
@@ -63,11 +63,13 @@ export function registerIdentityRoutes(router: Router, registry: OpenAPIRegistry
     path: '/authenticate',
     tags: ['Authentication'],
     summary: 'Authenticate a holder with document and password',
-    description: 'Token valid 1 hour. Wrong password and unknown document answer the same 401; repeated failures are limited (429) per document and per client address.',
+    description:
+      'Token valid 1 hour. Wrong password and unknown document answer the same 401; repeated failures are limited (429) per document and per tenant and client address.',
     headers: tenantHeaders,
     body: PasswordLogin,
     responses: {
       200: { description: 'Authenticated', schema: AuthenticationResult },
+      400: { description: 'VALIDATION_ERROR, or UNKNOWN_TENANT when X-Tenant-Id names no tenant' },
       401: { description: 'INVALID_CREDENTIALS, or HOLDER_BLOCKED ("Conta bloqueada. Procure o suporte.")' },
       429: { description: 'RATE_LIMITED' },
     },
@@ -92,8 +94,8 @@ export function registerIdentityRoutes(router: Router, registry: OpenAPIRegistry
     body: ClientLogin,
     responses: {
       200: { description: 'Authenticated', schema: AuthenticationResult },
-      401: { description: 'Key missing, invalid, revoked or of another tenant; unknown holder; HOLDER_BLOCKED' },
-      429: { description: 'RATE_LIMITED' },
+      401: { description: 'Key missing, invalid, revoked or of another tenant; UNKNOWN_HOLDER; HOLDER_BLOCKED' },
+      429: { description: 'RATE_LIMITED: failed keys per tenant and client address, or calls per key and minute' },
     },
     async handler({ headers, body, req }) {
       const { holder, token } = await authenticateClient(orm.em.fork(), config, {
@@ -150,16 +152,13 @@ export function registerIdentityRoutes(router: Router, registry: OpenAPIRegistry
     params: accountIdParams,
     body: z
       .object({
-        monthlyGoal: z.union([z.number(), z.string()]).refine((v) => {
-          const cents = reaisToCents(v);
-          return cents !== null && cents <= MAX_AMOUNT_CENTS;
-        }, 'must be an amount in reais (0 or more) with at most 2 decimal places'),
+        monthlyGoal: reaisLimitSchema.openapi({ example: 1500, description: 'reais, at most 2 decimal places; 0 clears the goal' }),
       })
       .openapi('MonthlyGoal'),
     responses: { 200: { description: 'The account with its new goal', schema: z.object({ account: AccountSummary }) } },
     async handler({ auth: { em, holder }, params, body }) {
       const account = await getOwnAccount(em, holder, params.accountId);
-      return { status: 200, body: { account: await setMonthlyGoal(em, account, reaisToCents(body.monthlyGoal)!) } };
+      return { status: 200, body: { account: await setMonthlyGoal(em, account, body.monthlyGoal) } };
     },
   });
 }

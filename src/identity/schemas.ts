@@ -1,4 +1,4 @@
-import { z } from '../shared/zod.ts';
+import { freeText, z } from '../shared/zod.ts';
 import { cnpjSchema, cpfSchema } from '../shared/documents.ts';
 import { newPinSchema, pinSchema } from './pin.ts';
 
@@ -11,7 +11,7 @@ const password = z
   .refine((p) => /\p{L}/u.test(p) && /\d/.test(p), `password: ${PASSWORD_POLICY}`);
 
 const registration = {
-  name: z.string().trim().min(3, 'must have at least 3 characters').max(200),
+  name: freeText().trim().min(3, 'must have at least 3 characters').max(200),
   email: z
     .string()
     .trim()

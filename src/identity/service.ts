@@ -28,9 +28,14 @@ export interface Registration {
  */
 const newRequisitionId = () => randomInt(10_000_000_000_000, 100_000_000_000_000);
 
+/** Public endpoints that take a document in a tenant (registration, password login) say so when the tenant does not exist. */
+async function assertTenantExists(em: EntityManager, tenantId: string): Promise<void> {
+  if (!(await findTenant(em, tenantId))) throw new AppError(400, 'UNKNOWN_TENANT', 'X-Tenant-Id does not name a tenant');
+}
+
 /** Registers a holder with the hand-off of its onboarding workflow, in one transaction. */
 export async function registerHolder(em: EntityManager, config: Config, tenantId: string, type: HolderType, input: Registration): Promise<{ holder: Holder; handOff: HandOff }> {
-  if (!(await findTenant(em, tenantId))) throw new AppError(400, 'UNKNOWN_TENANT', 'X-Tenant-Id does not name a tenant');
+  await assertTenantExists(em, tenantId);
   const passwordHash = await hashSecretSlow(input.password, config.KEY_PEPPER);
   const fields = {
     id: newUuid(),
@@ -82,10 +87,17 @@ export function assertOnboarded(holder: Holder): void {
   }
 }
 
-function authLimits(config: Config): Record<'perDocument' | 'perAddress' | 'perClientKey', RateLimit> {
+/**
+ * Failure counters are kept per tenant: the address counters are keyed by (tenant, address), so an attacker failing
+ * in one tenant, even behind the same proxy or NAT address as everyone else, cannot lock out the holders or the back
+ * end of another. Password and tenant-key failures are counted apart, so guessed passwords never block a tenant's
+ * valid key exchange.
+ */
+function authLimits(config: Config): Record<'perDocument' | 'passwordsPerAddress' | 'keysPerAddress' | 'perClientKey', RateLimit> {
   return {
     perDocument: { name: 'auth-document', limit: config.AUTH_MAX_FAILURES_PER_DOCUMENT, windowSeconds: 900 },
-    perAddress: { name: 'auth-address', limit: config.AUTH_MAX_FAILURES_PER_ADDRESS, windowSeconds: 900 },
+    passwordsPerAddress: { name: 'auth-tenant-address', limit: config.AUTH_MAX_FAILURES_PER_ADDRESS, windowSeconds: 900 },
+    keysPerAddress: { name: 'auth-client-tenant-address', limit: config.AUTH_MAX_FAILURES_PER_ADDRESS, windowSeconds: 900 },
     perClientKey: { name: 'auth-client-key', limit: config.CLIENT_AUTH_MAX_PER_MINUTE, windowSeconds: 60 },
   };
 }
@@ -94,22 +106,24 @@ const INVALID_CREDENTIALS = () => new AppError(401, 'INVALID_CREDENTIALS', 'Docu
 
 /**
  * Document + password in one tenant. Unknown document and wrong password answer the same body after the same work
- * (a decoy argon2 verification); failures are limited per document and per client address.
+ * (a decoy argon2 verification); failures are limited per document and per (tenant, client address).
  */
 export async function authenticateWithPassword(
   em: EntityManager,
   config: Config,
   input: { tenantId: string; document: string; password: string; clientAddress: string },
 ): Promise<{ holder: Holder; token: string }> {
+  await assertTenantExists(em, input.tenantId);
   const limits = authLimits(config);
   const docKey = `${input.tenantId}:${input.document}`;
+  const addressKey = `${input.tenantId}:${input.clientAddress}`;
   await peek(em, limits.perDocument, docKey);
-  await peek(em, limits.perAddress, input.clientAddress);
+  await peek(em, limits.passwordsPerAddress, addressKey);
   const holder = await em.findOne(Holder, { tenantId: input.tenantId, document: input.document });
   const ok = holder ? await verifySecretSlow(holder.passwordHash, input.password, config.KEY_PEPPER) : await verifyDecoy(input.password, config.KEY_PEPPER);
   if (!holder || !ok) {
     await hit(em, limits.perDocument, docKey);
-    await hit(em, limits.perAddress, input.clientAddress);
+    await hit(em, limits.passwordsPerAddress, addressKey);
     throw INVALID_CREDENTIALS();
   }
   await reset(em, limits.perDocument, docKey);
@@ -117,19 +131,23 @@ export async function authenticateWithPassword(
   return { holder, token: issueHolderToken(config, holder) };
 }
 
-/** A tenant's back end exchanges its tenant API key for a 24-hour token of one of its holders. */
+/**
+ * A tenant's back end exchanges its tenant API key for a 24-hour token of one of its holders. Key failures are
+ * limited per (tenant, client address); valid keys are limited per key and minute.
+ */
 export async function authenticateClient(
   em: EntityManager,
   config: Config,
   input: { tenantId: string; rawKey: string | undefined; document: string; clientAddress: string },
 ): Promise<{ holder: Holder; token: string }> {
   const limits = authLimits(config);
-  await peek(em, limits.perAddress, input.clientAddress);
+  const addressKey = `${input.tenantId}:${input.clientAddress}`;
+  await peek(em, limits.keysPerAddress, addressKey);
   let key;
   try {
     key = await authenticateTenantKey(em, config.KEY_PEPPER, input.tenantId, input.rawKey);
   } catch (err) {
-    await hit(em, limits.perAddress, input.clientAddress);
+    await hit(em, limits.keysPerAddress, addressKey);
     throw err;
   }
   await hit(em, limits.perClientKey, key.id);

@@ -2,31 +2,55 @@ import jwt from 'jsonwebtoken';
 import type { Config } from '../config.ts';
 import type { HolderType } from '../shared/documents.ts';
 import { unauthorized } from '../shared/errors.ts';
+import { looksLikeCuid } from '../shared/ids.ts';
+import { z } from '../shared/zod.ts';
 
-/** Holder JWT: `type`, `iat`, `exp` as the interface says; `sub` holder, `tid` tenant, `kid` the tenant key of client tokens. */
-export interface HolderClaims {
-  sub: string;
-  tid: string;
-  type: HolderType;
-  kid?: string;
-  iat: number;
-  exp: number;
-}
+/**
+ * Holder JWT: `type`, `iat`, `exp` as the interface says; `sub` holder, `tid` tenant, `kid` the tenant key of client
+ * tokens. Each claim is required in the shape the platform issues it (a missing `exp` is not "never expires").
+ */
+const IssuedClaims = z.object({
+  sub: z.uuid(),
+  tid: z.uuid(),
+  type: z.enum(['PERSON', 'COMPANY']),
+  kid: z.string().refine(looksLikeCuid).optional(),
+  iat: z.int(),
+  exp: z.int(),
+});
+export type HolderClaims = z.infer<typeof IssuedClaims>;
+
+/** Tokens come only from this platform's servers: an issue time further ahead of this clock is not one of ours. */
+const CLOCK_SKEW_SECONDS = 5;
+
+const lifetimeSeconds = (config: Config, tenantKeyId: string | undefined) => (tenantKeyId ? config.CLIENT_JWT_TTL_SECONDS : config.JWT_TTL_SECONDS);
 
 export function issueHolderToken(config: Config, holder: { id: string; tenantId: string; type: HolderType }, tenantKeyId?: string): string {
   const payload = { sub: holder.id, tid: holder.tenantId, type: holder.type, ...(tenantKeyId ? { kid: tenantKeyId } : {}) };
-  return jwt.sign(payload, config.JWT_SECRET, {
-    algorithm: 'HS256',
-    expiresIn: tenantKeyId ? config.CLIENT_JWT_TTL_SECONDS : config.JWT_TTL_SECONDS,
-  });
+  return jwt.sign(payload, config.JWT_SECRET, { algorithm: 'HS256', expiresIn: lifetimeSeconds(config, tenantKeyId) });
 }
 
+/**
+ * A valid signature is not enough: the claims must have the shape the platform issues, a lifetime no longer than it
+ * gives its tokens, and an issue time that is not in the future, so a token minted outside `issueHolderToken` (a
+ * leaked secret, a tool sharing it) can neither live forever nor reach the database with ids it never issues. Every
+ * failure is 401.
+ */
 export function verifyHolderToken(config: Config, token: string): HolderClaims {
+  let payload: unknown;
   try {
-    const claims = jwt.verify(token, config.JWT_SECRET, { algorithms: ['HS256'] });
-    if (typeof claims === 'string' || !claims.sub || !claims.tid || (claims.type !== 'PERSON' && claims.type !== 'COMPANY')) throw new Error('claims');
-    return claims as HolderClaims;
+    payload = jwt.verify(token, config.JWT_SECRET, { algorithms: ['HS256'] });
   } catch (err) {
     throw unauthorized(err instanceof jwt.TokenExpiredError ? 'Token expired; authenticate again' : 'Invalid token; authenticate again');
   }
+  const parsed = IssuedClaims.safeParse(payload);
+  const now = Math.floor(Date.now() / 1000);
+  if (
+    !parsed.success ||
+    parsed.data.iat > now + CLOCK_SKEW_SECONDS ||
+    parsed.data.exp <= parsed.data.iat ||
+    parsed.data.exp - parsed.data.iat > lifetimeSeconds(config, parsed.data.kid)
+  ) {
+    throw unauthorized('Invalid token; authenticate again');
+  }
+  return parsed.data;
 }

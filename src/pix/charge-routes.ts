@@ -10,7 +10,7 @@ import { assertOnboarded } from '../identity/service.ts';
 import type { Services } from '../services.ts';
 import { centsAmountSchema } from '../shared/money.ts';
 import { pageQuery } from '../shared/pagination.ts';
-import { z } from '../shared/zod.ts';
+import { freeText, z } from '../shared/zod.ts';
 import { scopedAccount, type IntegrationAuth } from '../tenants/api-key-auth.ts';
 import { idempotencyKey } from '../shared/idempotency.ts';
 import { dispatchHandOff } from '../handoff/dispatch.ts';
@@ -27,7 +27,7 @@ import {
   MIN_EXPIRY_SECONDS,
 } from './charges.ts';
 
-const cents = (description: string) => centsAmountSchema.openapi({ type: 'string', example: '1050', description });
+const cents = (description: string) => centsAmountSchema.openapi({ description });
 
 export const Charge = z
   .object({
@@ -74,7 +74,7 @@ export function registerPixChargeRoutes(router: Router, registry: OpenAPIRegistr
     params: pixAccountParams,
     body: z
       .object({
-        amountCents: cents('cents, as a string or a number; what the payer must pay, exactly'),
+        amountCents: cents('cents (a string of digits or a JSON integer); what the payer must pay, exactly'),
         expiresInSeconds: z
           .number()
           .int('must be a whole number of seconds')
@@ -82,8 +82,7 @@ export function registerPixChargeRoutes(router: Router, registry: OpenAPIRegistr
           .max(MAX_EXPIRY_SECONDS, `must be at most ${MAX_EXPIRY_SECONDS} (30 days)`)
           .default(DEFAULT_EXPIRY_SECONDS)
           .openapi({ description: `The charge expires after this many seconds, at least ${MIN_EXPIRY_SECONDS}; default ${DEFAULT_EXPIRY_SECONDS} (24 h)` }),
-        tag: z
-          .string()
+        tag: freeText()
           .trim()
           .min(1, 'must not be blank')
           .max(MAX_TAG_LENGTH, `at most ${MAX_TAG_LENGTH} characters`)
@@ -155,7 +154,7 @@ export function registerPixChargeRoutes(router: Router, registry: OpenAPIRegistr
     headers: z.object({ 'idempotency-key': idempotencyKey }),
     auth,
     params: chargeParams,
-    body: z.object({ amountCents: cents('cents to return, as a string or a number') }).openapi('PixChargeRefundRequest'),
+    body: z.object({ amountCents: cents('cents to return (a string of digits or a JSON integer)') }).openapi('PixChargeRefundRequest'),
     responses: {
       201: { description: 'Refunded (or the original refund of this Idempotency-Key)', schema: ChargeRefund },
       403: { description: 'ACCOUNT_NOT_IN_KEY_SCOPE, ONBOARDING_INCOMPLETE, ACCOUNT_NOT_APPROVED' },

@@ -5,7 +5,7 @@ import { defineRoute } from '../http/route.ts';
 import type { Services } from '../services.ts';
 import { documentSchema } from '../shared/documents.ts';
 import { centsAmountSchema } from '../shared/money.ts';
-import { z } from '../shared/zod.ts';
+import { freeText, z } from '../shared/zod.ts';
 import { chargePaid, pixChargeWorkflowId } from '../../workflows/contracts/pix-charge.ts';
 import { payCharge } from './charge-settlement.ts';
 import { SANDBOX_PAYER } from './sandbox-routes.ts';
@@ -21,11 +21,11 @@ export function registerPixChargeSandboxRoutes(router: Router, registry: OpenAPI
     params: z.object({ txid: z.string().regex(/^[A-Za-z0-9]{26,35}$/, 'txid is 26 to 35 letters and digits') }),
     body: z
       .object({
-        payerName: z.string().trim().min(1).max(140),
+        payerName: freeText().trim().min(1).max(140),
         payerDocument: documentSchema,
         amountCents: centsAmountSchema
           .optional()
-          .openapi({ type: 'string', example: '1050', description: "What the payer sends; default the charge's amount. Any other amount is refused (422)" }),
+          .openapi({ description: "What the payer sends; default the charge's amount. Any other amount is refused (422)" }),
       })
       .openapi('SandboxChargePayment'),
     responses: {

@@ -5,7 +5,7 @@ import { defineRoute } from '../http/route.ts';
 import type { Services } from '../services.ts';
 import { documentSchema } from '../shared/documents.ts';
 import { centsAmountSchema } from '../shared/money.ts';
-import { z } from '../shared/zod.ts';
+import { freeText, z } from '../shared/zod.ts';
 import { receivePix } from './incoming.ts';
 
 /** The simulated payer bank of sandbox incoming Pix. */
@@ -21,8 +21,8 @@ export function registerPixSandboxRoutes(router: Router, registry: OpenAPIRegist
     body: z
       .object({
         accountId: z.uuid(),
-        amountCents: centsAmountSchema.openapi({ type: 'string', example: '10000' }),
-        payerName: z.string().trim().min(1).max(140),
+        amountCents: centsAmountSchema.openapi({ example: '10000' }),
+        payerName: freeText().trim().min(1).max(140),
         payerDocument: documentSchema,
       })
       .openapi('SandboxIncomingPix'),

@@ -24,29 +24,41 @@ export function centsToReais(cents: bigint): number {
   return Number(cents) / 100;
 }
 
-/** `amount` in reais: a positive JSON number (or numeric string) with at most two decimal places. */
-export const reaisAmountSchema = z
-  .union([z.number(), z.string()])
-  .transform((value, ctx) => {
+/**
+ * Reais fields (`amount`, `monthlyGoal`): a JSON number, never text, with at most two decimal places. A string is
+ * refused rather than read, so `"10"` and `" 10 "` cannot mean an amount by accident.
+ */
+function reaisFrom(minimumCents: bigint, rule: string) {
+  return z.number({ error: 'must be a JSON number of reais (not text), e.g. 10.50' }).transform((value, ctx) => {
     const cents = reaisToCents(value);
     if (cents === null) {
       ctx.addIssue({ code: 'custom', message: 'must be an amount in reais with at most 2 decimal places, e.g. 10.50' });
       return z.NEVER;
     }
-    if (cents <= 0n || cents > MAX_AMOUNT_CENTS) {
-      ctx.addIssue({ code: 'custom', message: `must be greater than 0 and at most ${MAX_AMOUNT_CENTS / 100n} reais` });
+    if (cents < minimumCents || cents > MAX_AMOUNT_CENTS) {
+      ctx.addIssue({ code: 'custom', message: rule });
       return z.NEVER;
     }
     return cents;
   });
+}
 
-/** `*Cents` fields: a positive whole number of cents, as a JSON number or a string of digits. */
+/** A payment's `amount` in reais, as cents: greater than 0. */
+export const reaisAmountSchema = reaisFrom(1n, `must be greater than 0 and at most ${MAX_AMOUNT_CENTS / 100n} reais`);
+
+/** A limit in reais, as cents, where 0 means none (the monthly goal). */
+export const reaisLimitSchema = reaisFrom(0n, `must be 0 or more and at most ${MAX_AMOUNT_CENTS / 100n} reais`);
+
+/**
+ * `*Cents` fields: a positive whole number of cents, as a JSON integer or a string of digits only: no blank, sign,
+ * point or exponent (`" 10 "` is refused, not trimmed).
+ */
 export const centsAmountSchema = z
   .union([z.number(), z.string()])
   .transform((value, ctx) => {
-    const text = typeof value === 'number' ? (Number.isSafeInteger(value) ? String(value) : '') : value.trim();
+    const text = typeof value === 'number' ? (Number.isSafeInteger(value) ? String(value) : '') : value;
     if (!/^\d{1,15}$/.test(text)) {
-      ctx.addIssue({ code: 'custom', message: 'must be a whole number of cents, e.g. "1050"' });
+      ctx.addIssue({ code: 'custom', message: 'must be a whole number of cents, digits only, e.g. "1050"' });
       return z.NEVER;
     }
     const cents = BigInt(text);
@@ -55,4 +67,5 @@ export const centsAmountSchema = z
       return z.NEVER;
     }
     return cents;
-  });
+  })
+  .openapi({ type: ['string', 'integer'], pattern: '^\\d{1,15}$', minimum: 1, example: '1050' });

@@ -10,7 +10,7 @@ import { actingAccount, actingAccountId, type IntegrationAuth } from '../tenants
 import { ApprovalPending } from '../approvals/routes.ts';
 import { submitTevOrHold } from '../approvals/service.ts';
 import { idempotencyKey } from '../shared/idempotency.ts';
-import { description, TevCreated, TevRead } from './schemas.ts';
+import { description, externalRef, TevCreated, TevRead } from './schemas.ts';
 import { integrationTevReply } from './views.ts';
 
 export const pixAccountHeader = z.object({
@@ -49,9 +49,9 @@ export function registerIntegrationTevRoutes(router: Router, registry: OpenAPIRe
       .object({
         destinationBranch: z.string().regex(/^\d{1,4}$/, 'digits only, with or without leading zeros'),
         destinationAccount: z.string().regex(/^\d{1,20}$/, 'digits only, with or without leading zeros'),
-        amountCents: centsAmountSchema.openapi({ type: 'string', example: '1050', description: 'cents, as a string or a number' }),
+        amountCents: centsAmountSchema.openapi({ description: 'cents: a string of digits or a JSON integer' }),
         description: description.optional(),
-        externalRef: z.string().min(1).max(128, 'at most 128 characters').optional(),
+        externalRef: externalRef.optional(),
       })
       .openapi('TevRequest'),
     responses: {

@@ -1,6 +1,10 @@
-import { z } from '../shared/zod.ts';
+import { freeText, z } from '../shared/zod.ts';
 
-export const description = z.string().max(140, 'at most 140 characters');
+/** A payment's description, on both statements: TEV (both hosts) and Pix. */
+export const description = freeText().max(140, 'at most 140 characters');
+
+/** The integrator's own reference of a TEV, unique per source account. */
+export const externalRef = freeText().min(1).max(128, 'at most 128 characters');
 
 export const TevCreated = z
   .object({
