@@ -2,6 +2,7 @@ import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 import type { Orm } from '../persistence/orm.ts';
 import { startWorkflow } from '../temporal/workflow-start.ts';
+import { startPollLoop, type PollLoop } from '../shared/poll-loop.ts';
 import { claimDueHandOffs, deleteHandOff, handOffOf, rescheduleHandOff } from './store.ts';
 
 const SWEEP_MS = 1000;
@@ -12,11 +13,7 @@ const LEASE_MS = 60_000;
 /** Retries stay this close together, so work resumes within seconds of Temporal coming back. */
 const MAX_RETRY_MS = 2000;
 
-export interface Reconciler {
-  /** Look now: hand-offs that are due at once were just recorded. */
-  wake(): void;
-  stop(): Promise<void>;
-}
+export type Reconciler = PollLoop;
 
 const retryDelay = (attempts: number) => Math.min(250 * 2 ** Math.min(attempts, 10), MAX_RETRY_MS);
 
@@ -26,10 +23,6 @@ const retryDelay = (attempts: number) => Math.min(250 * 2 ** Math.min(attempts, 
  * ids are deterministic, and "already started" counts as done.
  */
 export function startHandOffReconciler(orm: Orm, client: Client, taskQueue: string, logger: Logger): Reconciler {
-  let stopped = false;
-  let wake: (() => void) | undefined;
-  let woken = false;
-
   async function sweep(): Promise<number> {
     const em = orm.em.fork();
     const rows = await claimDueHandOffs(em, taskQueue, BATCH, LEASE_MS);
@@ -54,40 +47,6 @@ export function startHandOffReconciler(orm: Orm, client: Client, taskQueue: stri
     return rows.length - failed;
   }
 
-  async function loop() {
-    while (!stopped) {
-      let progressed = 0;
-      try {
-        progressed = await sweep();
-      } catch (err) {
-        logger.warn({ err }, 'hand-off reconciler could not sweep; retrying');
-      }
-      // A full batch that went through, or new work meanwhile: look again at once.
-      if (progressed >= BATCH || woken) {
-        woken = false;
-        continue;
-      }
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, SWEEP_MS);
-        wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      wake = undefined;
-    }
-  }
-
-  const running = loop();
-  return {
-    wake() {
-      woken = true;
-      wake?.();
-    },
-    async stop() {
-      stopped = true;
-      wake?.();
-      await running;
-    },
-  };
+  // A full batch that went through: look again at once.
+  return startPollLoop(SWEEP_MS, async () => (await sweep()) >= BATCH, (err) => logger.warn({ err }, 'hand-off reconciler could not sweep; retrying'));
 }

@@ -1,4 +1,4 @@
-import { Agent } from 'node:https';
+import type { Agent } from 'node:https';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../config.ts';
@@ -19,7 +19,7 @@ import {
   type AttemptRecord,
   type ClaimedDelivery,
 } from './delivery-store.ts';
-import { send } from './sender.ts';
+import { receiverAgent, send } from './sender.ts';
 import { openToken } from './token-box.ts';
 
 /** Due deliveries one batch takes. */
@@ -29,9 +29,9 @@ export const PARALLEL_SENDS_PER_ENDPOINT = 16;
 
 /** Keep-alive connections per endpoint, reused across batches of this worker. */
 const agents = new Map<string, Agent>();
-const agentFor = (endpointId: string) => {
+const agentFor = (config: Config, endpointId: string) => {
   let agent = agents.get(endpointId);
-  if (!agent) agents.set(endpointId, (agent = new Agent({ keepAlive: true, maxSockets: PARALLEL_SENDS_PER_ENDPOINT })));
+  if (!agent) agents.set(endpointId, (agent = receiverAgent(config, PARALLEL_SENDS_PER_ENDPOINT)));
   return agent;
 };
 
@@ -67,7 +67,7 @@ export async function deliverDueBatch({ orm, config }: { orm: Orm; config: Confi
     if (!target?.enabled) return { endpointEnabled: false, attempted: 0, moreDue: false, nextDueInMs: null };
     const claimed = await claimDueDeliveries(db, endpointId, BATCH_SIZE, config.WEBHOOK_TIMEOUT_MS + 20_000);
     const authToken = openToken(target.auth_token_ciphertext, config.KEY_PEPPER);
-    const agent = agentFor(endpointId);
+    const agent = agentFor(config, endpointId);
     const records: AttemptRecord[] = [];
     await eachLimited(claimed, PARALLEL_SENDS_PER_ENDPOINT, async (d: ClaimedDelivery) => {
       const attemptedAt = new Date();

@@ -2,15 +2,14 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { Orm } from '../persistence/orm.ts';
 import { insertHandOffs } from '../handoff/store.ts';
+import { startPollLoop, type PollLoop } from '../shared/poll-loop.ts';
 import { webhookEndpointWake } from '../../workflows/contracts/webhook-endpoint.ts';
 
 const BATCH = 500;
 /** Committed events wait at most this long: a look is one index range scan past the cursor. */
 const SWEEP_MS = 100;
 
-export interface Relay {
-  stop(): Promise<void>;
-}
+export type Relay = PollLoop;
 
 /**
  * Moves committed events from the outbox to deliveries: one delivery row per (event, subscribed endpoint), due at
@@ -20,9 +19,6 @@ export interface Relay {
  * polls: a NOTIFY from every posting would serialise all committing transactions on one lock.
  */
 export function startOutboxRelay(orm: Orm, config: Config, logger: Logger, startsRecorded: () => void): Relay {
-  let stopped = false;
-  let wake: (() => void) | undefined;
-  let running: Promise<void> = Promise.resolve();
 
   async function fanOut(): Promise<number> {
     const relayed = await orm.em.fork().transactional(async (em) => {
@@ -66,32 +62,5 @@ export function startOutboxRelay(orm: Orm, config: Config, logger: Logger, start
     return relayed;
   }
 
-  async function loop() {
-    while (!stopped) {
-      try {
-        let busy = true;
-        while (busy && !stopped) busy = (await fanOut()) > 0;
-      } catch (err) {
-        logger.error({ err }, 'outbox relay failed; retrying');
-      }
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, SWEEP_MS);
-        wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      wake = undefined;
-    }
-  }
-
-  running = loop();
-
-  return {
-    async stop() {
-      stopped = true;
-      wake?.();
-      await running;
-    },
-  };
+  return startPollLoop(SWEEP_MS, async () => (await fanOut()) > 0, (err) => logger.error({ err }, 'outbox relay failed; retrying'));
 }

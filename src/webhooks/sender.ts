@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { request, type Agent } from 'node:https';
+import { Agent, request } from 'node:https';
 import { rootCertificates } from 'node:tls';
 import type { Config } from '../config.ts';
 import { guardedLookup } from './address-guard.ts';
@@ -20,11 +20,20 @@ function trustedCAs(config: Config): string[] | undefined {
 }
 
 /**
+ * Keep-alive connections to one endpoint, at most `maxSockets` at once. The trusted CAs and, outside the sandbox, the
+ * address guard live on the agent: per-request TLS options would be part of the agent's pool key, rebuilt (with
+ * every root certificate) on each request.
+ */
+export function receiverAgent(config: Config, maxSockets: number): Agent {
+  return new Agent({ keepAlive: true, maxSockets, ca: trustedCAs(config), lookup: config.SANDBOX ? undefined : guardedLookup });
+}
+
+/**
  * One HTTPS POST of `{event, data}`: `Authorization` is exactly the authToken, plus the Standard Webhooks headers.
  * No redirects are followed, at most 64 KiB of the answer is read, and outside the sandbox the socket may only
  * connect to public addresses. Success is a 2xx within the timeout.
  */
-export function send(config: Config, target: { url: string; authToken: string; agent?: Agent }, event: { id: string; type: string; data: unknown }): Promise<SendResult> {
+export function send(config: Config, target: { url: string; authToken: string; agent: Agent }, event: { id: string; type: string; data: unknown }): Promise<SendResult> {
   const body = JSON.stringify({ event: event.type, data: event.data });
   const timestamp = Math.floor(Date.now() / 1000);
   const started = performance.now();
@@ -49,8 +58,6 @@ export function send(config: Config, target: { url: string; authToken: string; a
           'webhook-signature': sign(target.authToken, event.id, timestamp, body),
         },
         agent: target.agent,
-        ca: trustedCAs(config),
-        lookup: config.SANDBOX ? undefined : guardedLookup,
         timeout: config.WEBHOOK_TIMEOUT_MS,
       },
       (res) => {

@@ -23,10 +23,13 @@ export interface Answered {
   ms: number;
 }
 
-/** What the interface and the README promise each request may answer (503: the request deadline passed). */
+/**
+ * What the interface and the README promise each request may answer (503: the request deadline passed; 429 for Pix:
+ * more simultaneous PIN checks of one holder than allowed, to be retried).
+ */
 export const DOCUMENTED: Record<OperationKind, number[]> = {
   tev: [200, 422, 502, 503],
-  pix: [201, 202, 422, 503],
+  pix: [201, 202, 422, 429, 503],
   charge: [201, 503],
   held: [202, 503],
   registration: [201, 503],
