@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { Client, Connection } from '@temporalio/client';
 import pg from 'pg';
 import { closeDb, sql } from './support/db.ts';
+import { adminOk } from './support/admin.ts';
 import { apiKey, fund, newTenant, onboarded, pixAccountIdOf, tenantHeaders, waitFor, type Onboarded } from './support/fixtures.ts';
 import { http } from './support/http.ts';
 import { balanceOf, expectLedgerConsistent } from './support/ledger.ts';
@@ -172,28 +173,31 @@ describe('synchronous settlement and submitted_unknown', () => {
     await expectLedgerConsistent(tenantId);
   }, 60_000);
 
-  test('a connection killed with pg_terminate_backend during the transaction: 502, then resolved once with no client retry', async () => {
-    await fund(platform, tenantId, alice.account.id, 5_000);
-    const before = await balanceOf(alice.account.id);
-    // Holding the source account's row makes the settlement wait inside its transaction, where it is killed.
+  /** Sends the TEV while the source account's row is locked, and kills the settlement's connection as it waits. */
+  async function tevWithKilledConnection(key: string, to: Onboarded, amountCents: number, sourceAccountId: string) {
     const blocker = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
     await blocker.connect();
-    let res;
     try {
       await blocker.query('begin');
-      await blocker.query('select id from account where id = $1 for update', [alice.account.id]);
-      const pending = apiTev(aliceKey, bob, 777);
+      await blocker.query('select id from account where id = $1 for update', [sourceAccountId]);
+      const pending = apiTev(key, to, amountCents);
       const [victim] = await waitFor(
         () => sql(`select pid from pg_stat_activity where query like '%settle_tev%' and wait_event_type = 'Lock' and pid <> pg_backend_pid()`).then((r) => (r.length ? r : undefined)),
         10_000,
         'the settlement waiting on the lock',
       );
       await sql('select pg_terminate_backend($1)', [victim.pid]);
-      res = await pending;
+      return await pending;
     } finally {
       await blocker.query('rollback');
       await blocker.end();
     }
+  }
+
+  test('a connection killed with pg_terminate_backend during the transaction: 502, then resolved once with no client retry', async () => {
+    await fund(platform, tenantId, alice.account.id, 5_000);
+    const before = await balanceOf(alice.account.id);
+    const res = await tevWithKilledConnection(aliceKey, bob, 777, alice.account.id);
     expect(res.status).toBe(502);
     expect(res.body).toMatchObject({ kind: 'submitted_unknown', status: 'SUBMITTED_UNKNOWN' });
     const resolved = await waitFor(async () => {
@@ -203,6 +207,24 @@ describe('synchronous settlement and submitted_unknown', () => {
     expect(resolved.amountCents).toBe('777');
     expect(await balanceOf(alice.account.id)).toBe(before - 777n);
     expect(await eventsOf(res.body.tevId)).toEqual(['tev.in.received', 'tev.out.succeeded']);
+    await expectLedgerConsistent(tenantId);
+  }, 60_000);
+
+  test('an account under dual approval whose TEV outcome was unknown: the resolution never skips the approver (FAILED APPROVAL_REQUIRED, nothing moved)', async () => {
+    const [owner, approver] = await Promise.all([onboarded(platform, tenantId), onboarded(platform, tenantId)]);
+    await fund(platform, tenantId, owner.account.id, 5_000);
+    await adminOk(platform.env, 'account:dual-approval', '--account', owner.account.id, '--approver-document', approver.document);
+    const ownerKey = await apiKey(platform, tenantId, await pixAccountIdOf(platform, tenantId, owner.document));
+    const res = await tevWithKilledConnection(ownerKey, bob, 300, owner.account.id);
+    expect(res.status).toBe(502);
+    const failed = await waitFor(async () => {
+      const r = await readTev(ownerKey, res.body.tevId);
+      return r.body.status === 'FAILED' ? r.body : undefined;
+    }, 30_000, 'resolution by the workflow');
+    expect(failed.resolvedAt).toEqual(expect.any(String));
+    expect(await balanceOf(owner.account.id)).toBe(5_000n);
+    const [event] = await sql(`select data from event_outbox where data->>'tevTransferId' = $1`, [res.body.tevId]);
+    expect(event.data.reason).toBe('APPROVAL_REQUIRED');
     await expectLedgerConsistent(tenantId);
   }, 60_000);
 

@@ -13,9 +13,6 @@ import type { TevOutcome, TevResolutionInput, TevSubmission } from '../../workfl
  */
 export type SettleMode = 'SUBMIT' | 'HOLD' | 'RESOLVE' | 'FAIL';
 
-/** Why a transfer is refused (the `reason` of a 422 `rejected`). */
-export const REJECTIONS = ['INSUFFICIENT_BALANCE', 'SOURCE_NOT_ACTIVE', 'DESTINATION_NOT_ACTIVE', 'AMOUNT_ABOVE_LIMIT', 'AMOUNT_BELOW_RECEIVE_FEE'] as const;
-
 /** The answers of `settle_tev` that are not a transfer state: the request cannot become a transfer as asked. */
 export type SettlementRefusal =
   | 'SOURCE_NOT_FOUND'

@@ -31,7 +31,8 @@ export const DOCUMENTED: Record<OperationKind, number[]> = {
   tev: [200, 422, 502, 503],
   pix: [201, 202, 422, 429, 503],
   charge: [201, 503],
-  held: [202, 503],
+  // A held TEV whose dual-approval check did not answer in time is `submitted_unknown`, then resolved FAILED.
+  held: [202, 502, 503],
   registration: [201, 503],
 };
 

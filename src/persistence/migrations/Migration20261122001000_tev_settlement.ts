@@ -173,6 +173,9 @@ export class Migration20261122001000_tev_settlement extends Migration {
         v_description := coalesce(p_description, 'Transferência para ' || v_dst.name);
         v_reason := case
           when p_mode = 'FAIL' then p_fail_reason
+          -- A transfer resolved after its outcome was unknown never skips the account's dual approval: it fails, and
+          -- the client sends it again to be held.
+          when p_origin <> 'APPROVAL' and v_src.approver_holder_id is not null then 'APPROVAL_REQUIRED'
           when not v_src.may_move then 'SOURCE_NOT_ACTIVE'
           when not v_dst.may_move then 'DESTINATION_NOT_ACTIVE'
           when p_amount > p_max_amount then 'AMOUNT_ABOVE_LIMIT'
