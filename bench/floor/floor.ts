@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { Client, Connection, WithStartWorkflowOperation } from '@temporalio/client';
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { Latencies, since } from '../lib/stats.ts';
 import { floorActivities } from './activities.ts';
 import { done, floorWorkflow } from './workflow.ts';
@@ -21,6 +21,8 @@ export interface FloorResult {
  * workflow, it cannot go faster than this.
  */
 export async function measureTemporalFloor(address: string, namespace: string, clients: number, seconds: number): Promise<FloorResult> {
+  // The bench prints figures, not the SDK's and bundler's progress lines.
+  Runtime.install({ logger: new DefaultLogger('WARN') });
   const taskQueue = `bench-floor-${randomUUID()}`;
   const workerConnection = await NativeConnection.connect({ address });
   const worker = await Worker.create({
@@ -28,6 +30,7 @@ export async function measureTemporalFloor(address: string, namespace: string, c
     namespace,
     taskQueue,
     workflowsPath: require.resolve('./workflow.ts'),
+    bundlerOptions: { webpackConfigHook: (config) => ({ ...config, stats: 'none', infrastructureLogging: { level: 'none' } }) },
     activities: floorActivities,
     maxConcurrentWorkflowTaskPolls: 20,
     nonStickyToStickyPollRatio: 1,
