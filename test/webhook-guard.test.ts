@@ -1,10 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { loadConfig } from '../src/config.ts';
 import { guardedLookup, isForbiddenAddress, resolvesToPublic } from '../src/webhooks/address-guard.ts';
+import { receiverPool, send } from '../src/webhooks/sender.ts';
 import { closeDb } from './support/db.ts';
 import { apiKey, newTenant, onboarded, pixAccountIdOf } from './support/fixtures.ts';
 import { http } from './support/http.ts';
 import { startPlatform, type Platform } from './support/platform.ts';
+import { startReceiver, testCertificate } from './support/receiver.ts';
 
 describe('address guard', () => {
   test.each(['127.0.0.1', '10.1.2.3', '172.16.0.9', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', 'fe80::1', 'fd00::1', '::ffff:127.0.0.1', 'not-an-ip'])(
@@ -23,6 +26,21 @@ describe('address guard', () => {
   test('the delivery socket lookup refuses a host that resolves inward', async () => {
     const error = await new Promise<NodeJS.ErrnoException | null>((resolve) => guardedLookup('localhost', {}, (err) => resolve(err)));
     expect(error?.code).toBe('EFORBIDDENADDRESS');
+  });
+
+  test('outside the sandbox, a delivery to a host that resolves inward is refused at connect: nothing reaches it', async () => {
+    const receiver = await startReceiver();
+    const config = loadConfig({ ...process.env, SANDBOX: '0', WEBHOOK_CA_FILE: testCertificate().certFile });
+    const url = receiver.url.replace('127.0.0.1', 'localhost');
+    const pool = receiverPool(config, url, 1);
+    try {
+      const result = await send(config, { url: `${url}/guarded`, authToken: 'a-token-of-sixteen-chars', pool }, { id: randomUUID(), type: 'tev.out.succeeded', data: {} });
+      expect(result).toMatchObject({ statusCode: null, error: 'localhost resolves to a forbidden address' });
+      expect(receiver.received).toEqual([]);
+    } finally {
+      await pool.close();
+      await receiver.close();
+    }
   });
 });
 

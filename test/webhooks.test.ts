@@ -324,6 +324,20 @@ describe('delivery log, Standard Webhooks and isolation', () => {
     receiver.behave(() => 200);
   }, 60_000);
 
+  test('events whose sequence numbers cross a power of ten are all relayed (the cursor orders numbers, not their text)', async () => {
+    const ep = await endpoint(aliceKey, alicePix, ['pix.in.received'], '/digits');
+    // 600 events in one transaction, 50 numbered below a power of ten and 550 above it: more than one relay batch
+    // (500), and as text 100000 sorts before 99999.
+    await sql(`select setval(pg_get_serial_sequence('event_outbox', 'seq'), (10 ^ greatest(length(nextval(pg_get_serial_sequence('event_outbox', 'seq'))::text) + 1, 4))::bigint - 50)`);
+    await sql(
+      `insert into event_outbox (id, tenant_id, account_id, pix_account_id, type, data)
+       select gen_random_uuid(), $1, $2, $3, 'pix.in.received', jsonb_build_object('amountCents', '1') from generate_series(1, 600)`,
+      [tenantId, alice.account.id, alicePix],
+    );
+    await waitFor(async () => (await sql('select count(*)::int as n from webhook_delivery where endpoint_id = $1', [ep.id]))[0].n === 600, 20_000, 'a delivery for each of the 600 events');
+    await waitFor(async () => new Set(receivedAt(ep.path).map((r) => r.headers['webhook-id'])).size === 600, 30_000, 'all 600 received');
+  }, 60_000);
+
   test('a receiver down for a while, then back: every delivery arrives once it recovers, each with one successful attempt', async () => {
     const ep = await endpoint(aliceKey, alicePix, ['pix.in.received'], '/outage');
     let down = true;

@@ -1,6 +1,6 @@
-import type { Agent } from 'node:https';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
+import type { Pool } from 'undici';
 import type { Config } from '../config.ts';
 import { dispatchHandOff } from '../handoff/dispatch.ts';
 import { insertHandOff } from '../handoff/store.ts';
@@ -19,7 +19,7 @@ import {
   type AttemptRecord,
   type ClaimedDelivery,
 } from './delivery-store.ts';
-import { receiverAgent, send } from './sender.ts';
+import { receiverPool, send } from './sender.ts';
 import { openToken } from './token-box.ts';
 
 /** Due deliveries one batch takes. */
@@ -28,11 +28,11 @@ export const BATCH_SIZE = 200;
 export const PARALLEL_SENDS_PER_ENDPOINT = 16;
 
 /** Keep-alive connections per endpoint, reused across batches of this worker. */
-const agents = new Map<string, Agent>();
-const agentFor = (config: Config, endpointId: string) => {
-  let agent = agents.get(endpointId);
-  if (!agent) agents.set(endpointId, (agent = receiverAgent(config, PARALLEL_SENDS_PER_ENDPOINT)));
-  return agent;
+const pools = new Map<string, Pool>();
+const poolFor = (config: Config, endpointId: string, url: string) => {
+  let pool = pools.get(endpointId);
+  if (!pool) pools.set(endpointId, (pool = receiverPool(config, url, PARALLEL_SENDS_PER_ENDPOINT)));
+  return pool;
 };
 
 /**
@@ -67,11 +67,11 @@ export async function deliverDueBatch({ orm, config }: { orm: Orm; config: Confi
     if (!target?.enabled) return { endpointEnabled: false, attempted: 0, moreDue: false, nextDueInMs: null };
     const claimed = await claimDueDeliveries(db, endpointId, BATCH_SIZE, config.WEBHOOK_TIMEOUT_MS + 20_000);
     const authToken = openToken(target.auth_token_ciphertext, config.KEY_PEPPER);
-    const agent = agentFor(config, endpointId);
+    const receiver = poolFor(config, endpointId, target.url);
     const records: AttemptRecord[] = [];
     await eachLimited(claimed, PARALLEL_SENDS_PER_ENDPOINT, async (d: ClaimedDelivery) => {
       const attemptedAt = new Date();
-      const result = await send(config, { url: target.url, authToken, agent }, { id: d.event_id, type: d.type, data: d.data });
+      const result = await send(config, { url: target.url, authToken, pool: receiver }, { id: d.event_id, type: d.type, data: d.data });
       const attempt = d.attempts + 1;
       const next = result.error ? afterFailure(config, attempt, new Date(d.first_attempt_at), new Date()) : { status: 'DELIVERED' as const, nextAttemptAt: null };
       records.push({ deliveryId: d.id, attemptId: newCuid(), attempt, round: d.round, attemptedAt, ...result, ...next });

@@ -27,10 +27,11 @@ export function startOutboxRelay(orm: Orm, config: Config, logger: Logger, start
         `select txid::text, seq::text from event_relay_cursor where relay = 'webhooks' for update skip locked`,
       );
       if (!cursor) return 0;
+      // Ordered by the columns, not by their text (named alike in the select list): 100000 sorts before 99999 as text.
       const events = await em.execute<{ id: string; txid: string; seq: string }[]>(
-        `select id, txid::text, seq::text from event_outbox
-          where (txid, seq) > (?::xid8, ?::bigint) and txid < pg_snapshot_xmin(pg_current_snapshot())
-          order by txid, seq limit ?`,
+        `select e.id, e.txid::text as txid, e.seq::text as seq from event_outbox e
+          where (e.txid, e.seq) > (?::xid8, ?::bigint) and e.txid < pg_snapshot_xmin(pg_current_snapshot())
+          order by e.txid, e.seq limit ?`,
         [cursor.txid, cursor.seq, BATCH],
       );
       if (events.length === 0) return 0;
