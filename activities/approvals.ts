@@ -6,7 +6,7 @@ import { tevIdFor } from '../src/transfers/service.ts';
 import { settleTev } from '../src/transfers/settlement.ts';
 import type { ApprovalStatus } from '../workflows/contracts/approval.ts';
 import type { PixPayoutInput } from '../workflows/contracts/pix-payout.ts';
-import type { ActivityDeps } from './index.ts';
+import type { ActivityDeps } from './deps.ts';
 
 /** What approving did: the payment ran (EXECUTED) or was refused (FAILED); a debited payout still has to settle. */
 export interface Executed {

@@ -2,7 +2,7 @@ import { LockMode } from '@mikro-orm/core';
 import { provisionHolderAccount, setHolderAccountsStatus } from '../src/accounts/service.ts';
 import { Holder } from '../src/identity/entities.ts';
 import type { KycResult } from '../workflows/contracts/onboarding.ts';
-import type { ActivityDeps } from './index.ts';
+import type { ActivityDeps } from './deps.ts';
 
 export function onboardingActivities({ orm }: ActivityDeps) {
   return {

@@ -1,5 +1,5 @@
 import { expireCharge } from '../src/pix/charges.ts';
-import type { ActivityDeps } from './index.ts';
+import type { ActivityDeps } from './deps.ts';
 
 export function pixChargeActivities({ orm }: ActivityDeps) {
   return {

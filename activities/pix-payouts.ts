@@ -1,7 +1,7 @@
 import { pixProvider } from '../src/pix/provider-factory.ts';
 import { openPayout, refundPayout, reversePayout, settlePayout, type PayoutRow } from '../src/pix/payouts.ts';
 import type { ProviderPayoutState } from '../src/pix/provider.ts';
-import type { ActivityDeps } from './index.ts';
+import type { ActivityDeps } from './deps.ts';
 
 export function pixPayoutActivities({ orm, config }: ActivityDeps) {
   const provider = pixProvider(config, orm);

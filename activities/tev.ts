@@ -1,5 +1,5 @@
 import { resolveTev } from '../src/transfers/settlement.ts';
-import type { ActivityDeps } from './index.ts';
+import type { ActivityDeps } from './deps.ts';
 
 export function tevActivities({ orm, config }: ActivityDeps) {
   return {

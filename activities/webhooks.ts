@@ -1,5 +1,5 @@
 import { deliverDueBatch } from '../src/webhooks/delivery.ts';
-import type { ActivityDeps } from './index.ts';
+import type { ActivityDeps } from './deps.ts';
 
 export function webhookActivities(deps: ActivityDeps) {
   return {
