@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { loadConfig } from '../src/config.ts';
-import { guardedLookup, isForbiddenAddress, resolvesToPublic } from '../src/webhooks/address-guard.ts';
+import { guardedLookup, isForbiddenAddress, resolvesToPublic } from '../src/shared/address-guard.ts';
 import { receiverPool, send } from '../src/webhooks/sender.ts';
 import { closeDb } from './support/db.ts';
 import { apiKey, newTenant, onboarded, pixAccountIdOf } from './support/fixtures.ts';

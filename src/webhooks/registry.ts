@@ -8,7 +8,7 @@ import { newCuid } from '../shared/ids.ts';
 import { assertSameRequest, requestHash } from '../shared/idempotency.ts';
 import { decodeCursor, isoUtc, pageOf } from '../shared/pagination.ts';
 import { isoSaoPaulo } from '../shared/time.ts';
-import { resolvesToPublic } from './address-guard.ts';
+import { resolvesToPublic } from '../shared/address-guard.ts';
 import { sealToken } from './token-box.ts';
 import { dispatchHandOff } from '../handoff/dispatch.ts';
 import { insertHandOff } from '../handoff/store.ts';

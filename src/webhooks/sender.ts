@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
 import { Pool } from 'undici';
 import type { Config } from '../config.ts';
-import { guardedLookup } from './address-guard.ts';
+import { guardedLookup } from '../shared/address-guard.ts';
 import { sign } from './signature.ts';
 
 export interface SendResult {

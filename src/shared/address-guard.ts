@@ -2,7 +2,10 @@ import { lookup } from 'node:dns/promises';
 import { isIP, BlockList, type LookupFunction } from 'node:net';
 import dns from 'node:dns';
 
-/** Where webhooks may never go: loopback, private, link-local (cloud metadata), CGNAT, multicast, unspecified. */
+/**
+ * Where the platform never connects on behalf of a client (webhook deliveries, dynamic QR Code locations): loopback,
+ * private, link-local (cloud metadata), CGNAT, multicast, unspecified.
+ */
 const blocked = new BlockList();
 for (const [net, prefix] of [
   ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
