@@ -5,8 +5,7 @@ import { accountIdParams, tenantHeaders } from '../http/common-schemas.ts';
 import { defineRoute, type Authenticator } from '../http/route.ts';
 import type { HolderAuth } from '../identity/authenticator.ts';
 import type { Services } from '../services.ts';
-import { notFound } from '../shared/errors.ts';
-import { pixPayout, tevPayout } from './payouts.ts';
+import { sentPayout } from './payout-views.ts';
 import { payoutParams, Payout, statementQuery, StatementPage } from './schemas.ts';
 import { statementPage } from './service.ts';
 
@@ -42,9 +41,7 @@ export function registerStatementRoutes(router: Router, registry: OpenAPIRegistr
     responses: { 200: { description: 'The payout', schema: Payout }, 404: { description: 'Unknown, or not sent from this account' } },
     async handler({ auth: a, params }) {
       const account = await getOwnAccount(a.em, a.holder, params.accountId);
-      const payout = (await tevPayout(a.em, account.id, params.payoutId)) ?? (await pixPayout(a.em, account.id, params.payoutId));
-      if (!payout) throw notFound('Payout');
-      return { status: 200, body: payout };
+      return { status: 200, body: await sentPayout(a.em, account, params.payoutId) };
     },
   });
 }

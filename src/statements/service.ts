@@ -1,8 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Account } from '../accounts/entities.ts';
 import { centsToReais } from '../shared/money.ts';
-import { decodeCursor, encodeCursor } from '../shared/pagination.ts';
-import { entriesByMovement, MOVEMENT_COLUMNS, type EntryRow, type MovementRow } from './movements.ts';
+import { entriesByMovement, movementsPage, type EntryRow, type MovementRow } from '../ledger/store.ts';
+import { decodeCursor, pageOf } from '../shared/pagination.ts';
 
 export interface StatementQuery {
   /** YYYY-MM-DD, inclusive, UTC. */
@@ -42,25 +42,11 @@ function transaction(m: MovementRow, entries: EntryRow[], pixAccountId: string) 
  */
 export async function statementPage(em: EntityManager, account: Account, q: StatementQuery, cursorKey: string) {
   const after = q.cursor === undefined ? null : decodeCursor(cursorKey, `statement:${account.id}`, q.cursor);
-  const rows = await em.execute<MovementRow[]>(
-    `select ${MOVEMENT_COLUMNS}
-       from movement m
-      where m.account_id = ?
-        and m.created_at >= (?::date::timestamp at time zone 'UTC')
-        and m.created_at < ((?::date + 1)::timestamp at time zone 'UTC')
-        ${after ? 'and m.created_at <= ?::timestamptz and (m.created_at < ?::timestamptz or m.id < ?)' : ''}
-      order by m.created_at desc, m.id desc
-      limit ?`,
-    // The cursor as an upper bound on created_at (not only a row comparison) lets the index scan start at the
-    // cursor instead of at the end of the range: a deep page costs what the first page costs.
-    [account.id, q.startDate, q.endDate, ...(after ? [after.at, after.at, after.id] : []), q.limit + 1],
-  );
-  const page = rows.slice(0, q.limit);
-  const last = page.at(-1);
-  const nextCursor = rows.length > q.limit && last ? encodeCursor(cursorKey, `statement:${account.id}`, { at: last.position, id: last.id }) : null;
-  const entries = await entriesByMovement(em, page.map((m) => m.id));
+  const rows = await movementsPage(em, account.id, q, after, q.limit + 1);
+  const { items, pagination } = pageOf(rows, q.limit, cursorKey, `statement:${account.id}`);
+  const entries = await entriesByMovement(em, items.map((m) => m.id));
   return {
-    transactions: page.map((m) => transaction(m, entries.get(m.id)!, account.pixAccountId)),
-    pagination: { limit: q.limit, nextCursor, hasMore: nextCursor !== null },
+    transactions: items.map((m) => transaction(m, entries.get(m.id)!, account.pixAccountId)),
+    pagination,
   };
 }

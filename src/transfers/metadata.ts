@@ -1,4 +1,4 @@
-import type { LockedAccount } from '../ledger/posting.ts';
+import type { LockedAccount } from '../ledger/types.ts';
 
 /** The platform's own ISPB in statements (bank 000 settles internally). */
 export const BANK_ISPB = '00000000';

@@ -1,16 +1,18 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { defaultTevDescription, tevBeneficiary } from '../transfers/metadata.ts';
+import { notFound } from '../shared/errors.ts';
+import { entriesByMovement, findMovement, findReturnsOf } from '../ledger/store.ts';
 import { isoUtc } from '../shared/pagination.ts';
-import { entriesByMovement, MOVEMENT_COLUMNS, type MovementRow } from './movements.ts';
+import { tevSentBy } from '../transfers/reads.ts';
 
 /** Section 2.5 of a payout whose debit was posted, for any channel: everything comes from its movement. */
 export async function payoutOfMovement(em: EntityManager, movementId: string) {
-  const [m] = await em.execute<MovementRow[]>(`select ${MOVEMENT_COLUMNS} from movement m where m.id = ?`, [movementId]);
+  const m = await findMovement(em, movementId);
   if (!m) throw new Error(`unknown movement ${movementId}`);
   // Money returned for it (failure, cancellation, refund) shows as its REVERSAL entries.
-  const returns = await em.execute<{ id: string }[]>('select id from movement where reverses_movement_id = ? and account_id = (select account_id from movement where id = ?) order by created_at', [m.id, m.id]);
-  const byMovement = await entriesByMovement(em, [m.id, ...returns.map((r) => r.id)]);
-  const entries = [m.id, ...returns.map((r) => r.id)].flatMap((id) => byMovement.get(id) ?? []);
+  const movementIds = [m.id, ...(await findReturnsOf(em, m.id))];
+  const byMovement = await entriesByMovement(em, movementIds);
+  const entries = movementIds.flatMap((id) => byMovement.get(id) ?? []);
   return {
     id: m.id,
     type: m.direction,
@@ -26,58 +28,34 @@ export async function payoutOfMovement(em: EntityManager, movementId: string) {
   };
 }
 
-interface TevPayoutRow {
-  id: string;
-  status: 'PROCESSING' | 'DONE' | 'FAILED';
-  description: string | null;
-  external_ref: string | null;
-  source_movement_id: string | null;
-  created_at: string;
-  payer_branch: string;
-  payer_account: string;
-  beneficiary_branch: string;
-  beneficiary_account: string;
-  beneficiary_name: string | null;
-  beneficiary_document: string | null;
-}
-
 /**
  * A TEV read as a payout of the account that sent it (its payoutId is the tevId); null when the account did not
  * send it, so the destination side and everyone else get the same 404.
  */
-export async function tevPayout(em: EntityManager, accountId: string, tevId: string) {
-  const [t] = await em.execute<TevPayoutRow[]>(
-    `select t.id, t.status, t.description, t.external_ref, t.source_movement_id, ${isoUtc('t.created_at')} as created_at,
-            s.agency as payer_branch, s.number as payer_account, d.agency as beneficiary_branch, d.number as beneficiary_account,
-            h.name as beneficiary_name, h.document as beneficiary_document
-       from tev_transfer t
-       join account s on s.id = t.source_account_id
-       join account d on d.id = t.destination_account_id
-       left join holder h on h.id = d.holder_id
-      where t.id = ? and t.source_account_id = ?`,
-    [tevId, accountId],
-  );
+export async function tevPayout(em: EntityManager, account: { id: string; tenantId: string }, tevId: string) {
+  const t = await tevSentBy(em, account, tevId);
   if (!t) return null;
-  if (t.source_movement_id) return payoutOfMovement(em, t.source_movement_id);
+  if (t.sourceMovementId) return payoutOfMovement(em, t.sourceMovementId);
   // Refused (FAILED) or not settled yet (PROCESSING): nothing was posted, so the transfer answers for itself, with
   // the counterparts a posted TEV's metadata carries (tevMetadata) but no endToEndId and no paymentDate, which only
   // settlement gives. The description is the one the posting stores when the sender gave none.
+  const d = t.destination;
   return {
     id: t.id,
     type: 'DEBIT' as const,
     status: t.status === 'FAILED' ? ('FAILED' as const) : ('PROCESSING' as const),
     source: 'TEF_OUT' as const,
-    description: t.description ?? defaultTevDescription(t.beneficiary_name),
-    externalRef: t.external_ref,
+    description: t.description ?? defaultTevDescription(d.holderName),
+    externalRef: t.externalRef,
     feeAmount: null,
     reversesMovementId: null,
-    createdAt: t.created_at,
+    createdAt: t.createdAt,
     entries: [],
     metadata: {
-      date: t.created_at,
+      date: t.createdAt,
       endToEndId: null,
-      payer: { branch: t.payer_branch, account: t.payer_account },
-      beneficiary: tevBeneficiary({ holderName: t.beneficiary_name, agency: t.beneficiary_branch, number: t.beneficiary_account, holderDocument: t.beneficiary_document }),
+      payer: t.source,
+      beneficiary: tevBeneficiary({ holderName: d.holderName, agency: d.branch, number: d.account, holderDocument: d.holderDocument }),
     },
   };
 }
@@ -115,4 +93,11 @@ export async function pixPayout(em: EntityManager, accountId: string, payoutId: 
       pixAccountId: p.pix_account_id,
     },
   };
+}
+
+/** Section 4.8: a payment the account sent, by its payoutId (a TEV by its tevId, a Pix by its payoutId); else 404. */
+export async function sentPayout(em: EntityManager, account: { id: string; tenantId: string }, payoutId: string) {
+  const payout = (await tevPayout(em, account, payoutId)) ?? (await pixPayout(em, account.id, payoutId));
+  if (!payout) throw notFound('Payout');
+  return payout;
 }

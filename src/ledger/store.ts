@@ -1,0 +1,196 @@
+/**
+ * The ledger's SQL: the `account` balance locks and updates, and the `movement` and `ledger_entry` tables. Postings
+ * (posting.ts) decide what to write; statements and payouts read through here.
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { isoUtc } from '../shared/pagination.ts';
+import type { EntryKind, LockedAccount, MovementInput, MovementPayoutStatus, MovementSource, PostedMovement } from './types.ts';
+
+interface LockedAccountRow {
+  id: string;
+  tenant_id: string;
+  kind: LockedAccount['kind'];
+  status: LockedAccount['status'];
+  balance: string;
+  agency: string;
+  number: string;
+  pix_account_id: string;
+  may_move_money: boolean;
+  holder_name: string | null;
+  holder_document: string | null;
+}
+
+const toLockedAccount = (r: LockedAccountRow): LockedAccount => ({
+  id: r.id,
+  tenantId: r.tenant_id,
+  kind: r.kind,
+  status: r.status,
+  balanceCents: BigInt(r.balance),
+  agency: r.agency,
+  number: r.number,
+  pixAccountId: r.pix_account_id,
+  mayMoveMoney: r.may_move_money,
+  holderName: r.holder_name,
+  holderDocument: r.holder_document,
+});
+
+/**
+ * Locks accounts for the rest of the transaction, always in id order, so two postings that touch the same accounts
+ * (even in opposite directions) queue instead of deadlocking. `FOR NO KEY UPDATE`: a posting changes balances, never
+ * keys, so it must not conflict with the KEY SHARE locks that foreign-key checks take.
+ */
+export async function lockAccounts(em: EntityManager, accountIds: string[]): Promise<Map<string, LockedAccount>> {
+  const rows = await em.execute<LockedAccountRow[]>(
+    `select a.id, a.tenant_id, a.kind, a.status, a.balance_cents::text as balance, a.agency, a.number, a.pix_account_id,
+            coalesce(account_may_move_money(a.status, h.status, h.onboarding_step), false) as may_move_money,
+            h.name as holder_name, h.document as holder_document
+       from account a left join holder h on h.id = a.holder_id
+      where a.id in (?)
+      order by a.id
+        for no key update of a`,
+    [[...new Set(accountIds)]],
+  );
+  return new Map(rows.map((r) => [r.id, toLockedAccount(r)]));
+}
+
+/** The database clock, read after the locks: on each account, posting times follow commit order. */
+export async function postingTime(em: EntityManager): Promise<string> {
+  const [{ now }] = (await em.execute<{ now: string }[]>('select clock_timestamp()::text as now')) as [{ now: string }];
+  return now;
+}
+
+/** Writes decided movements (`posted[i]` is what `movements[i]` became), their entries and the new balances. */
+export async function insertPosting(em: EntityManager, movements: MovementInput[], posted: PostedMovement[], newBalances: [string, bigint][]): Promise<void> {
+  const movementValues = movements.flatMap((m, i) => {
+    const p = posted[i]!;
+    return [
+      p.id, p.statementId, m.tenantId, m.accountId, m.operationId, m.source, m.channel, m.direction, m.status, m.payoutStatus,
+      m.statusExternal, m.amountCents.toString(), m.feeCents.toString(), p.balanceAfterCents.toString(), m.description,
+      m.externalRef, m.endToEndId, m.reversesMovementId, JSON.stringify(m.metadata), p.createdAt,
+    ];
+  });
+  await em.execute(
+    `insert into movement (id, statement_id, tenant_id, account_id, operation_id, source, channel, direction, status, payout_status,
+                           status_external, amount_cents, fee_cents, balance_after_cents, description, external_ref, end_to_end_id,
+                           reverses_movement_id, metadata, created_at)
+     values ${movements.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?::timestamptz)').join(', ')}`,
+    movementValues,
+  );
+
+  const entryValues = posted.flatMap((p) =>
+    p.entries.flatMap((e, line) => [e.id, p.id, p.accountId, line + 1, e.kind, e.amountCents.toString(), e.balanceAfterCents.toString(), p.createdAt]),
+  );
+  await em.execute(
+    `insert into ledger_entry (id, movement_id, account_id, line, kind, amount_cents, balance_after_cents, created_at)
+     values ${Array.from({ length: entryValues.length / 8 }, () => '(?, ?, ?, ?, ?, ?, ?, ?::timestamptz)').join(', ')}`,
+    entryValues,
+  );
+
+  await em.execute(
+    `update account a set balance_cents = v.balance::bigint
+       from (values ${newBalances.map(() => '(?::uuid, ?)').join(', ')}) as v(id, balance)
+      where a.id = v.id`,
+    newBalances.flatMap(([id, b]) => [id, b.toString()]),
+  );
+}
+
+/** The id of one of the tenant's own accounts (created with the tenant). */
+export async function findTenantAccountId(em: EntityManager, tenantId: string, kind: 'FEE_REVENUE' | 'SETTLEMENT'): Promise<string | null> {
+  const [row] = await em.execute<{ id: string }[]>('select id from account where tenant_id = ? and kind = ?', [tenantId, kind]);
+  return row?.id ?? null;
+}
+
+/** A movement as the statement and the payout read it (bigints as text). */
+export interface MovementRow {
+  id: string;
+  statement_id: string;
+  source: MovementSource;
+  channel: 'TEF' | 'PIX';
+  direction: 'DEBIT' | 'CREDIT';
+  status: 'DONE' | 'PENDING' | 'FAILED';
+  payout_status: MovementPayoutStatus | null;
+  status_external: string;
+  amount_cents: string;
+  fee_cents: string;
+  balance_after_cents: string;
+  description: string;
+  external_ref: string | null;
+  end_to_end_id: string | null;
+  reverses_movement_id: string | null;
+  metadata: Record<string, unknown>;
+  created_at: string;
+  /** `created_at` with microseconds: the statement cursor. */
+  position: string;
+}
+
+export const MOVEMENT_COLUMNS = `m.id, m.statement_id, m.source, m.channel, m.direction, m.status, m.payout_status, m.status_external,
+  m.amount_cents::text as amount_cents, m.fee_cents::text as fee_cents, m.balance_after_cents::text as balance_after_cents,
+  m.description, m.external_ref, m.end_to_end_id, m.reverses_movement_id, m.metadata,
+  ${isoUtc('m.created_at')} as created_at, ${isoUtc('m.created_at', 'US')} as position`;
+
+export interface EntryRow {
+  id: string;
+  movement_id: string;
+  account_id: string;
+  kind: EntryKind;
+  amount_cents: string;
+  balance_after_cents: string;
+  created_at: string;
+}
+
+/** The ledger entries of many movements in one query, each movement's in line order. */
+export async function entriesByMovement(em: EntityManager, movementIds: string[]): Promise<Map<string, EntryRow[]>> {
+  const byMovement = new Map(movementIds.map((id) => [id, [] as EntryRow[]]));
+  if (movementIds.length === 0) return byMovement;
+  const rows = await em.execute<EntryRow[]>(
+    `select id, movement_id, account_id, kind, amount_cents::text as amount_cents, balance_after_cents::text as balance_after_cents,
+            ${isoUtc('created_at')} as created_at
+       from ledger_entry
+      where movement_id in (?)
+      order by movement_id, line`,
+    [movementIds],
+  );
+  for (const row of rows) byMovement.get(row.movement_id)!.push(row);
+  return byMovement;
+}
+
+/** One movement, or null. */
+export async function findMovement(em: EntityManager, movementId: string): Promise<MovementRow | null> {
+  const [m] = await em.execute<MovementRow[]>(`select ${MOVEMENT_COLUMNS} from movement m where m.id = ?`, [movementId]);
+  return m ?? null;
+}
+
+/** The movements of the same account that returned money of `movementId` (failure, cancellation, refund), oldest first. */
+export async function findReturnsOf(em: EntityManager, movementId: string): Promise<string[]> {
+  const rows = await em.execute<{ id: string }[]>(
+    'select id from movement where reverses_movement_id = ? and account_id = (select account_id from movement where id = ?) order by created_at',
+    [movementId, movementId],
+  );
+  return rows.map((r) => r.id);
+}
+
+/**
+ * One page of an account's movements in a date range, newest first, after `after` when given; `limit` rows at most.
+ * Keyset on (created_at, id) over `movement_statement_idx`.
+ */
+export async function movementsPage(
+  em: EntityManager,
+  accountId: string,
+  range: { startDate: string; endDate: string },
+  after: { at: string; id: string } | null,
+  limit: number,
+): Promise<MovementRow[]> {
+  return em.execute<MovementRow[]>(
+    `select ${MOVEMENT_COLUMNS}
+       from movement m
+      where m.account_id = ?
+        and m.created_at >= (?::date::timestamp at time zone 'UTC')
+        and m.created_at < ((?::date + 1)::timestamp at time zone 'UTC')
+        ${after ? 'and m.created_at <= ?::timestamptz and (m.created_at < ?::timestamptz or m.id < ?)' : ''}
+      order by m.created_at desc, m.id desc
+      limit ?`,
+    // The cursor as an upper bound on created_at (not only a row comparison) lets the index scan start at the
+    // cursor instead of at the end of the range: a deep page costs what the first page costs.
+    [accountId, range.startDate, range.endDate, ...(after ? [after.at, after.at, after.id] : []), limit],
+  );
+}
