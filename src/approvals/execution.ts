@@ -1,0 +1,65 @@
+/** What the approval workflow's step does once the approver approves: run the held payment. */
+import { randomUUID } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { Account } from '../accounts/entities.ts';
+import type { Config } from '../config.ts';
+import { openPayout, recordPayout } from '../pix/payouts.ts';
+import { tevIdFor } from '../transfers/service.ts';
+import { settleTev } from '../transfers/settlement.ts';
+import type { PixPayoutInput } from '../../workflows/contracts/pix-payout.ts';
+import { markApproved } from './store.ts';
+
+/** What approving did: the payment ran (EXECUTED) or was refused (FAILED); a debited payout still has to settle. */
+export interface Executed {
+  status: 'EXECUTED' | 'FAILED';
+  operationId: string;
+  reason: string | null;
+  payout: PixPayoutInput | null;
+}
+
+type ExecutionConfig = Pick<Config, 'KEY_PEPPER' | 'TEV_MAX_AMOUNT_CENTS' | 'PIX_POLL_MS' | 'PIX_REFUND_WATCH_MS'>;
+
+/**
+ * Marks the request APPROVED and runs its payment, in one transaction and idempotently (the payment's key comes from
+ * the request): a TEV settles here; a Pix payout is debited here and settled by its own workflow.
+ */
+export async function approveAndExecute(em: EntityManager, config: ExecutionConfig, requestId: string): Promise<Executed> {
+  return em.transactional(async (tx) => {
+    const request = await markApproved(tx, requestId);
+    if (!request) throw new Error(`approval request ${requestId} is not open`);
+    const payment = request.payment;
+    const idempotencyKey = `approval:${requestId}`;
+    if (payment.kind === 'TEV') {
+      const tevId = tevIdFor(config.KEY_PEPPER, request.accountId, idempotencyKey);
+      const settled = await settleTev(
+        tx,
+        config,
+        {
+          tevId,
+          tenantId: request.tenantId,
+          sourceAccountId: request.accountId,
+          destination: { accountId: payment.destinationAccountId },
+          amountCents: payment.amountCents,
+          description: payment.description,
+          externalRef: payment.externalRef,
+          endToEndId: randomUUID(),
+          idempotencyKey,
+          origin: 'APPROVAL',
+        },
+        'RESOLVE',
+      );
+      const outcome = 'outcome' in settled ? settled.outcome : null;
+      return { status: outcome?.status === 'DONE' ? 'EXECUTED' : 'FAILED', operationId: tevId, reason: outcome ? outcome.reason : settled.code, payout: null };
+    }
+    const source = await tx.findOneOrFail(Account, { id: request.accountId });
+    const { payoutId } = await recordPayout(tx, config.KEY_PEPPER, { ...payment, tenantId: request.tenantId, account: source, amountCents: BigInt(payment.amountCents), idempotencyKey });
+    const opening = await openPayout(tx, payoutId);
+    return {
+      status: opening.status === 'PROCESSING' ? 'EXECUTED' : 'FAILED',
+      operationId: payoutId,
+      reason: opening.reason,
+      payout: { payoutId, pollMs: config.PIX_POLL_MS, refundWatchMs: config.PIX_REFUND_WATCH_MS },
+    };
+  });
+}
+
