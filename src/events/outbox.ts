@@ -37,3 +37,33 @@ export async function enqueueEvents(em: EntityManager, events: OutboxEvent[]): P
   );
   return ids;
 }
+
+/** A relay's position in the outbox: the last event it moved, in commit order. */
+export interface OutboxPosition {
+  txid: string;
+  seq: string;
+}
+
+/** The relay's cursor, locked for this transaction; null while another instance of the relay holds it. */
+export async function lockRelayCursor(em: EntityManager, relay: string): Promise<OutboxPosition | null> {
+  const [cursor] = await em.execute<OutboxPosition[]>(`select txid::text, seq::text from event_relay_cursor where relay = ? for update skip locked`, [relay]);
+  return cursor ?? null;
+}
+
+/**
+ * Events after `cursor` whose transactions every snapshot sees as committed (below the oldest running one), in
+ * commit order: an event of a transaction still running cannot be passed over by the cursor.
+ */
+export async function committedEventsAfter(em: EntityManager, cursor: OutboxPosition, limit: number): Promise<(OutboxPosition & { id: string })[]> {
+  // Ordered by the columns, not by their text (named alike in the select list): 100000 sorts before 99999 as text.
+  return em.execute<(OutboxPosition & { id: string })[]>(
+    `select e.id, e.txid::text as txid, e.seq::text as seq from event_outbox e
+      where (e.txid, e.seq) > (?::xid8, ?::bigint) and e.txid < pg_snapshot_xmin(pg_current_snapshot())
+      order by e.txid, e.seq limit ?`,
+    [cursor.txid, cursor.seq, limit],
+  );
+}
+
+export async function moveRelayCursor(em: EntityManager, relay: string, to: OutboxPosition): Promise<void> {
+  await em.execute(`update event_relay_cursor set txid = ?::xid8, seq = ?::bigint, moved_at = now() where relay = ?`, [to.txid, to.seq, relay]);
+}

@@ -1,8 +1,9 @@
 import { command } from '../admin/command.ts';
-import { AppError, notFound } from '../shared/errors.ts';
+import { AppError } from '../shared/errors.ts';
 import { z } from '../shared/zod.ts';
 import { deliveryLog } from './delivery-store.ts';
 import { redeliver } from './delivery.ts';
+import { findEndpoint } from './endpoint-store.ts';
 
 export const webhookCommands = {
   'webhook:deliveries': command({
@@ -35,14 +36,9 @@ export const webhookCommands = {
     transactional: false,
     flags: z.object({ event: z.uuid(), webhook: z.string().min(1) }),
     async run({ em, config, temporal }, f) {
-      const [endpoint] = await em.execute<{ id: string; enabled: boolean; tenant_id: string; account_id: string }[]>(
-        'select id, enabled, tenant_id, account_id from webhook_endpoint where id = ?',
-        [f.webhook],
-      );
-      if (!endpoint) throw notFound('Delivery');
-      if (!endpoint.enabled) throw new AppError(409, 'WEBHOOK_DISABLED', 'The endpoint is deleted; register it again to receive events');
+      const endpoint = await findEndpoint(em, f.webhook);
       const { client } = await temporal();
-      return redeliver(em, client, config, { id: endpoint.id, tenantId: endpoint.tenant_id, accountId: endpoint.account_id }, f.event);
+      return redeliver(em, client, config, endpoint, f.event);
     },
   }),
 };

@@ -173,3 +173,23 @@ export async function deliveryLog(
     [value, ...(after ? [after.at, after.id] : []), limit],
   );
 }
+
+/**
+ * One PENDING delivery per event and endpoint subscribed when the event was created (an endpoint registered later
+ * does not receive it); returns the endpoints that got new deliveries.
+ */
+export async function createDeliveries(em: EntityManager, eventIds: string[]): Promise<{ endpointId: string; tenantId: string; accountId: string }[]> {
+  return em.execute<{ endpointId: string; tenantId: string; accountId: string }[]>(
+    `with created as (
+       insert into webhook_delivery (id, event_id, endpoint_id, status, next_attempt_at)
+       select gen_random_uuid()::text, ev.id, e.id, 'PENDING', now()
+         from event_outbox ev
+         join webhook_endpoint e on e.account_id = ev.account_id and e.enabled and ev.type = any(e.events) and e.created_at <= ev.created_at
+        where ev.id in (?)
+       on conflict (event_id, endpoint_id) do nothing
+       returning endpoint_id)
+     select distinct c.endpoint_id as "endpointId", e.tenant_id as "tenantId", e.account_id as "accountId"
+       from created c join webhook_endpoint e on e.id = c.endpoint_id`,
+    [eventIds],
+  );
+}

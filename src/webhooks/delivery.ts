@@ -5,11 +5,13 @@ import type { Config } from '../config.ts';
 import { dispatchHandOff } from '../handoff/dispatch.ts';
 import { insertHandOff } from '../handoff/store.ts';
 import type { Orm } from '../persistence/orm.ts';
-import { notFound } from '../shared/errors.ts';
+import { AppError, notFound } from '../shared/errors.ts';
+import { decodeCursor, pageOf } from '../shared/pagination.ts';
 import { newCuid } from '../shared/ids.ts';
 import { webhookEndpointWake, type BatchOutcome } from '../../workflows/contracts/webhook-endpoint.ts';
 import {
   claimDueDeliveries,
+  deliveryLog,
   endpointTarget,
   lockEndpointShared,
   msUntilNextDue,
@@ -19,6 +21,7 @@ import {
   type AttemptRecord,
   type ClaimedDelivery,
 } from './delivery-store.ts';
+import { findEndpointOfAccount, type WebhookEndpoint } from './endpoint-store.ts';
 import { receiverPool, send } from './sender.ts';
 import { openToken } from './token-box.ts';
 
@@ -87,15 +90,11 @@ export async function deliverDueBatch({ orm, config }: { orm: Orm; config: Confi
 
 /**
  * Delivers one event to one endpoint again: a new round of attempts with the same `webhook-id`, by the endpoint's
- * workflow, woken through the hand-off.
+ * workflow, woken through the hand-off. A missing endpoint is 404; a deleted one is 409.
  */
-export async function redeliver(
-  em: EntityManager,
-  client: Client,
-  config: Pick<Config, 'TEMPORAL_TASK_QUEUE'>,
-  endpoint: { id: string; tenantId: string; accountId: string },
-  eventId: string,
-) {
+export async function redeliver(em: EntityManager, client: Client, config: Pick<Config, 'TEMPORAL_TASK_QUEUE'>, endpoint: WebhookEndpoint | null, eventId: string) {
+  if (!endpoint) throw notFound('Webhook endpoint');
+  if (!endpoint.enabled) throw new AppError(409, 'WEBHOOK_DISABLED', 'The endpoint is deleted; register it again to receive events');
   const { delivery, handOff } = await em.transactional(async (tx) => {
     const reopened = await reopenDelivery(tx, endpoint.id, eventId);
     if (!reopened) throw notFound('Delivery');
@@ -104,4 +103,24 @@ export async function redeliver(
   });
   await dispatchHandOff(client, em, handOff);
   return { deliveryId: delivery.id, eventId, round: delivery.round, status: 'PENDING' as const, workflowId: handOff.start.workflowId };
+}
+
+/** One page of an endpoint's delivery log, newest first, each delivery with every attempt; another account's is 404. */
+export async function deliveryLogPage(em: EntityManager, cursorKey: string, account: { id: string }, webhookId: string, page: { limit: number; cursor?: string | undefined }) {
+  const endpoint = await findEndpointOfAccount(em, account.id, webhookId);
+  if (!endpoint) throw notFound('Webhook endpoint');
+  const scope = `deliveries:${endpoint.id}`;
+  const after = page.cursor === undefined ? null : decodeCursor(cursorKey, scope, page.cursor);
+  const rows = await deliveryLog(em, { endpointId: endpoint.id }, page.limit + 1, after);
+  const { items, pagination } = pageOf(rows, page.limit, cursorKey, scope);
+  const deliveries = items.map((d) => ({
+    eventId: d.event_id,
+    eventType: d.event_type,
+    status: d.status,
+    round: d.round,
+    createdAt: d.created_at,
+    finishedAt: d.finished_at,
+    attempts: d.attempt_log,
+  }));
+  return { deliveries, pagination };
 }

@@ -6,7 +6,7 @@ import type { EventType } from '../events/outbox.ts';
 import { AppError, notFound } from '../shared/errors.ts';
 import { newCuid } from '../shared/ids.ts';
 import { assertSameRequest, requestHash } from '../shared/idempotency.ts';
-import { decodeCursor, isoUtc, pageOf } from '../shared/pagination.ts';
+import { decodeCursor, pageOf } from '../shared/pagination.ts';
 import { isoSaoPaulo } from '../shared/time.ts';
 import { resolvesToPublic } from '../shared/address-guard.ts';
 import { sealToken } from './token-box.ts';
@@ -14,28 +14,18 @@ import { dispatchHandOff } from '../handoff/dispatch.ts';
 import { insertHandOff } from '../handoff/store.ts';
 import { webhookEndpointWake } from '../../workflows/contracts/webhook-endpoint.ts';
 import { cancelPendingDeliveries, waitForBatchesInFlight } from './delivery-store.ts';
-
-interface EndpointRow {
-  id: string;
-  pix_account_id: string;
-  url: string;
-  events: EventType[];
-  core_endpoint_id: string | null;
-  enabled: boolean;
-  request_hash: string;
-  created_at: string;
-}
+import { findEndpointByKey, insertEndpoint, listEndpointsOfAccount, markEndpointDisabled, type WebhookEndpoint } from './endpoint-store.ts';
 
 /** Section 2.7, without authToken (only the creation response carries it). */
-export function endpointView(row: EndpointRow) {
+export function endpointView(e: WebhookEndpoint) {
   return {
-    id: row.id,
-    pixAccountId: row.pix_account_id,
-    url: row.url,
-    events: row.events,
-    coreEndpointId: row.core_endpoint_id,
-    enabled: row.enabled,
-    createdAt: isoSaoPaulo(new Date(row.created_at)),
+    id: e.id,
+    pixAccountId: e.pixAccountId,
+    url: e.url,
+    events: e.events,
+    coreEndpointId: e.coreEndpointId,
+    enabled: e.enabled,
+    createdAt: isoSaoPaulo(e.createdAt),
   };
 }
 
@@ -51,23 +41,27 @@ export interface Registration {
  */
 export async function registerEndpoint(em: EntityManager, config: Config, account: Account, idempotencyKey: string, r: Registration) {
   const hash = requestHash([r.url, r.events, r.authToken]);
-  const existing = await em.execute<EndpointRow[]>('select * from webhook_endpoint where account_id = ? and idempotency_key = ?', [account.id, idempotencyKey]);
-  if (existing[0]) {
-    assertSameRequest(existing[0].request_hash, hash);
-    return { ...endpointView(existing[0]), authToken: r.authToken, signingSecret: signingSecret(r.authToken) };
+  const existing = await findEndpointByKey(em, account.id, idempotencyKey);
+  if (existing) {
+    assertSameRequest(existing.requestHash, hash);
+    return { ...endpointView(existing), authToken: r.authToken, signingSecret: signingSecret(r.authToken) };
   }
   if (!config.SANDBOX && !(await resolvesToPublic(new URL(r.url)))) {
     throw new AppError(400, 'WEBHOOK_URL_NOT_ALLOWED', 'The URL must resolve to public addresses only (no loopback, private, link-local or metadata hosts)', [
       { path: 'body.url', message: 'resolves to a non-public address' },
     ]);
   }
-  const [row] = await em.execute<EndpointRow[]>(
-    `insert into webhook_endpoint (id, tenant_id, account_id, pix_account_id, url, events, auth_token_ciphertext, idempotency_key, request_hash)
-     values (?, ?, ?, ?, ?, ?::text[], ?, ?, ?)
-     on conflict (account_id, idempotency_key) do nothing
-     returning *`,
-    [newCuid(), account.tenantId, account.id, account.pixAccountId, r.url, `{${r.events.join(',')}}`, sealToken(r.authToken, config.KEY_PEPPER), idempotencyKey, hash],
-  );
+  const row = await insertEndpoint(em, {
+    id: newCuid(),
+    tenantId: account.tenantId,
+    accountId: account.id,
+    pixAccountId: account.pixAccountId,
+    url: r.url,
+    events: r.events,
+    authTokenCiphertext: sealToken(r.authToken, config.KEY_PEPPER),
+    idempotencyKey,
+    requestHash: hash,
+  });
   // A concurrent request with the same key won the insert: answer as its retry.
   if (!row) return registerEndpoint(em, config, account, idempotencyKey, r);
   return { ...endpointView(row), authToken: r.authToken, signingSecret: signingSecret(r.authToken) };
@@ -82,12 +76,7 @@ export const signingSecret = (authToken: string) => `whsec_${Buffer.from(authTok
 export async function listEndpoints(em: EntityManager, cursorKey: string, account: Account, limit: number, cursor: string | undefined) {
   const scope = `webhooks:${account.id}`;
   const after = cursor === undefined ? null : decodeCursor(cursorKey, scope, cursor);
-  const rows = await em.execute<(EndpointRow & { position: string })[]>(
-    `select *, ${isoUtc('created_at', 'US')} as position from webhook_endpoint
-      where account_id = ? ${after ? 'and (created_at, id) < (?::timestamptz, ?)' : ''}
-      order by created_at desc, id desc limit ?`,
-    [account.id, ...(after ? [after.at, after.id] : []), limit + 1],
-  );
+  const rows = await listEndpointsOfAccount(em, account.id, after, limit + 1);
   const { items, pagination } = pageOf(rows, limit, cursorKey, scope);
   return { webhooks: items.map(endpointView), pagination };
 }
@@ -99,11 +88,7 @@ export async function listEndpoints(em: EntityManager, cursorKey: string, accoun
  */
 export async function disableEndpoint(em: EntityManager, client: Client, config: Config, account: Account, endpointId: string): Promise<{ id: string; enabled: false }> {
   const handOff = await em.transactional(async (tx) => {
-    const [row] = await tx.execute<{ id: string }[]>(
-      `update webhook_endpoint set enabled = false, disabled_at = coalesce(disabled_at, now()) where id = ? and account_id = ? returning id`,
-      [endpointId, account.id],
-    );
-    if (!row) throw notFound('Webhook endpoint');
+    if (!(await markEndpointDisabled(tx, account.id, endpointId))) throw notFound('Webhook endpoint');
     await cancelPendingDeliveries(tx, endpointId);
     return insertHandOff(tx, config.TEMPORAL_TASK_QUEUE, webhookEndpointWake({ endpointId, tenantId: account.tenantId, accountId: account.id }));
   });
