@@ -21,3 +21,6 @@ export const PROVIDER_CALL: ActivityOptions = { startToCloseTimeout: '15 seconds
  * deliveries' own retry times, not the activity's, decide when a failed delivery is tried again.
  */
 export const WEBHOOK_BATCH: ActivityOptions = { startToCloseTimeout: '30 seconds', retry: RETRY_UNTIL_THE_DATABASE_ANSWERS };
+
+/** The operators' probe: it reports a broken path instead of waiting for it to heal, so it gives up after 3 tries. */
+export const PROBE_STEP: ActivityOptions = { startToCloseTimeout: '10 seconds', retry: { maximumAttempts: 3 } };

@@ -1,4 +1,7 @@
+import { randomBytes } from 'node:crypto';
 import { z } from '../shared/zod.ts';
+import { startWorkflow } from '../temporal/workflow-start.ts';
+import { probeStart, type ProbeOutcome } from '../../workflows/contracts/probe.ts';
 import { command } from './command.ts';
 
 export const systemCommands = {
@@ -9,13 +12,10 @@ export const systemCommands = {
     async run({ config, temporal }, f) {
       const { client } = await temporal();
       const started = Date.now();
-      const handle = await client.workflow.start('probeWorkflow', {
-        taskQueue: config.TEMPORAL_TASK_QUEUE,
-        workflowId: `probe-${started}-${Math.random().toString(36).slice(2, 8)}`,
-        workflowExecutionTimeout: `${f['timeout-seconds']} seconds`,
-      });
-      const result = (await handle.result()) as { databaseTime: string };
-      return { status: 'ok', workflowId: handle.workflowId, databaseTime: result.databaseTime, elapsedMs: Date.now() - started };
+      const probe = probeStart(started, randomBytes(4).toString('hex'), f['timeout-seconds']);
+      await startWorkflow(client, config.TEMPORAL_TASK_QUEUE, probe);
+      const result: ProbeOutcome = await client.workflow.getHandle(probe.workflowId).result();
+      return { status: 'ok', workflowId: probe.workflowId, databaseTime: result.databaseTime, elapsedMs: Date.now() - started };
     },
   }),
 };

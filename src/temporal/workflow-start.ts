@@ -1,5 +1,5 @@
 import { WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
-import type { SearchAttributePair, UpdateDefinition } from '@temporalio/common';
+import type { Duration, SearchAttributePair, UpdateDefinition } from '@temporalio/common';
 import { SearchAttributes } from './search-attributes.ts';
 
 export type SearchAttributeName = keyof typeof SearchAttributes;
@@ -21,6 +21,8 @@ export interface WorkflowStart {
   reusePolicy: 'REJECT_DUPLICATE' | 'ALLOW_DUPLICATE_FAILED_ONLY' | 'ALLOW_DUPLICATE';
   /** A wake: signal-with-start, for a long-running workflow that must look at new work. */
   signal?: { name: string; args: unknown[] };
+  /** Only for runs nobody waits on durably (the operators' probe): Temporal ends the run after this. */
+  executionTimeout?: Duration;
 }
 
 const typedSearchAttributes = (s: WorkflowStart): SearchAttributePair[] =>
@@ -33,6 +35,7 @@ const options = (s: WorkflowStart, taskQueue: string) => ({
   workflowIdConflictPolicy: 'USE_EXISTING' as const,
   workflowIdReusePolicy: s.reusePolicy,
   typedSearchAttributes: typedSearchAttributes(s),
+  ...(s.executionTimeout ? { workflowExecutionTimeout: s.executionTimeout } : {}),
 });
 
 /** The run already exists, or existed and closed: for a deterministic id, the work is in Temporal's hands. */
