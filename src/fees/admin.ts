@@ -2,7 +2,8 @@ import { command } from '../admin/command.ts';
 import { Account } from '../accounts/entities.ts';
 import { notFound } from '../shared/errors.ts';
 import { z } from '../shared/zod.ts';
-import { feeScheduleOf, feesView, setFees } from './service.ts';
+import { feeCentsView, feeScheduleOf, feesView, setFees } from './service.ts';
+import { FEE_FIELDS, tenantSchedule, type FeeSchedule } from './store.ts';
 
 const cents = z.coerce.bigint().refine((v) => v >= 0n && v <= 100_000_000n, 'must be whole cents between 0 and 100000000').optional();
 
@@ -31,14 +32,10 @@ export const feeCommands = {
         const account = await em.findOneOrFail(Account, { id: f.account });
         return { tenantId: f.tenant, accountId: f.account, ...feesView(account.pixAccountId, await feeScheduleOf(em, f.account)) };
       }
-      const [row] = await em.execute<Record<string, string | null>[]>(
-        `select tev_out_cents::text as "tevOutFeeCents", tev_in_cents::text as "tevInFeeCents", pix_out_cents::text as "pixOutFeeCents",
-                pix_in_cents::text as "pixInFeeCents", qr_out_cents::text as "qrCodeOutFeeCents"
-           from fee_schedule where tenant_id = ? and account_id is null`,
-        [f.tenant],
-      );
-      if (!row) throw notFound('Fee schedule');
-      return { tenantId: f.tenant, ...Object.fromEntries(Object.entries(row).map(([k, v]) => [k, v ?? '0'])) };
+      const stored = await tenantSchedule(em, f.tenant);
+      if (!stored) throw notFound('Fee schedule');
+      const schedule = Object.fromEntries(FEE_FIELDS.map((field) => [field, BigInt(stored[field] ?? '0')])) as FeeSchedule;
+      return { tenantId: f.tenant, ...feeCentsView(schedule) };
     },
   }),
 };

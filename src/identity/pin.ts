@@ -4,6 +4,7 @@ import type { Config } from '../config.ts';
 import { AppError } from '../shared/errors.ts';
 import { hashSecretSlow, verifySecretSlow } from '../shared/secrets.ts';
 import { Holder } from './entities.ts';
+import { clearPinAttempts, isPinLocked, lockPin, reservePinAttempt } from './pin-store.ts';
 
 export const MAX_PIN_ATTEMPTS = 3;
 
@@ -40,26 +41,20 @@ export async function verifyPin(em: EntityManager, config: Config, holder: Holde
   if (pin === undefined || !/^\d{4}$/.test(pin)) {
     throw new AppError(400, 'VALIDATION_ERROR', 'A 4-digit PIN is required', [{ path: 'body.pin', message: 'must be exactly 4 digits' }]);
   }
-  const [reserved] = await em.execute<{ pin_failed_attempts: number; pin_hash: string }[]>(
-    `update holder set pin_failed_attempts = pin_failed_attempts + 1
-      where id = ? and pin_locked_at is null and pin_failed_attempts < ?
-      returning pin_failed_attempts, pin_hash`,
-    [holder.id, MAX_PIN_ATTEMPTS],
-  );
+  const reserved = await reservePinAttempt(em, holder.id, MAX_PIN_ATTEMPTS);
   if (!reserved) {
-    const [row] = await em.execute<{ locked: boolean }[]>('select pin_locked_at is not null as locked from holder where id = ?', [holder.id]);
     // Not locked: every attempt is in flight in parallel requests right now.
-    throw row?.locked ? pinLocked() : new AppError(429, 'RATE_LIMITED', 'Too many PIN attempts at once; try again');
+    throw (await isPinLocked(em, holder.id)) ? pinLocked() : new AppError(429, 'RATE_LIMITED', 'Too many PIN attempts at once; try again');
   }
-  if (await verifySecretSlow(reserved.pin_hash, pin, config.KEY_PEPPER)) {
-    await em.execute('update holder set pin_failed_attempts = 0 where id = ?', [holder.id]);
+  if (await verifySecretSlow(reserved.pinHash, pin, config.KEY_PEPPER)) {
+    await clearPinAttempts(em, holder.id);
     return;
   }
-  if (reserved.pin_failed_attempts >= MAX_PIN_ATTEMPTS) {
-    await em.execute('update holder set pin_locked_at = now() where id = ? and pin_locked_at is null', [holder.id]);
+  if (reserved.failedAttempts >= MAX_PIN_ATTEMPTS) {
+    await lockPin(em, holder.id);
     throw pinLocked();
   }
-  const left = MAX_PIN_ATTEMPTS - reserved.pin_failed_attempts;
+  const left = MAX_PIN_ATTEMPTS - reserved.failedAttempts;
   throw new AppError(403, 'INVALID_PIN', `Incorrect PIN; ${left} attempt${left === 1 ? '' : 's'} left before it is locked`);
 }
 

@@ -194,3 +194,19 @@ export async function movementsPage(
     [accountId, range.startDate, range.endDate, ...(after ? [after.at, after.at, after.id] : []), limit],
   );
 }
+
+/** Debits (PRIMARY and FEE) net of reversals since the start of the current month in America/Sao_Paulo, per account. */
+export async function debitsThisMonth(em: EntityManager, accountIds: string[]): Promise<Map<string, bigint>> {
+  if (accountIds.length === 0) return new Map();
+  const rows = await em.execute<{ account_id: string; spent: string }[]>(
+    `select account_id,
+            coalesce(sum(-amount_cents) filter (where amount_cents < 0), 0)
+              - coalesce(sum(amount_cents) filter (where kind = 'REVERSAL' and amount_cents > 0), 0) as spent
+       from ledger_entry
+      where account_id in (?)
+        and created_at >= (date_trunc('month', now() at time zone 'America/Sao_Paulo') at time zone 'America/Sao_Paulo')
+      group by account_id`,
+    [accountIds],
+  );
+  return new Map(rows.map((r) => [r.account_id, BigInt(r.spent)]));
+}

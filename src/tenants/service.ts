@@ -5,13 +5,14 @@ import { AppError, notFound, unauthorized } from '../shared/errors.ts';
 import { newCuid, newUuid } from '../shared/ids.ts';
 import { REVOCATION_CHANNEL, type CredentialCache, type CredentialRef } from './credential-cache.ts';
 import { ApiKey, Tenant, TenantApiKey } from './entities.ts';
+import { createTenantAccounts, notifyAtCommit } from './store.ts';
 
 /** A tenant, with its own fee revenue and settlement accounts, in one transaction. */
 export async function createTenant(em: EntityManager, input: { name: string; pinExempt: boolean }): Promise<Tenant> {
   return em.transactional(async (tx) => {
     const tenant = tx.create(Tenant, { id: newUuid(), name: input.name, pinExempt: input.pinExempt, createdAt: new Date() });
     await tx.flush();
-    await tx.execute('select create_tenant_accounts(?)', [tenant.id]);
+    await createTenantAccounts(tx, tenant.id);
     return tenant;
   });
 }
@@ -55,9 +56,7 @@ export async function authenticateTenantKey(em: EntityManager, pepper: string, t
 }
 
 /** Every api instance forgets the credential when the revocation commits (their caches LISTEN for it). */
-async function announceRevocation(em: EntityManager, ref: CredentialRef): Promise<void> {
-  await em.execute('select pg_notify(?, ?)', [REVOCATION_CHANNEL, ref]);
-}
+const announceRevocation = (em: EntityManager, ref: CredentialRef) => notifyAtCommit(em, REVOCATION_CHANNEL, ref);
 
 /** True while the tenant key that issued a client token is still valid (revocation ends its tokens at once). */
 export async function tenantKeyIsActive(em: EntityManager, cache: CredentialCache, tenantId: string, keyId: string): Promise<boolean> {

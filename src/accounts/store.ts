@@ -1,0 +1,15 @@
+/** The `account` table's SQL beyond what the Account entity maps (balances change only through the ledger store). */
+import type { EntityManager } from '@mikro-orm/postgresql';
+
+/** The holder's account, PENDING, numbered from the branch's sequence; nothing when the holder already has one. */
+export async function insertHolderAccount(
+  em: EntityManager,
+  a: { id: string; tenantId: string; holderId: string; bank: string; agency: string; pixAccountId: string; coreAccountId: string },
+): Promise<void> {
+  await em.execute(
+    `insert into account (id, tenant_id, holder_id, kind, bank, agency, number, pix_account_id, core_account_id, status)
+     values (?, ?, ?, 'HOLDER', ?, ?, nextval('account_number_seq')::text, ?, ?, 'PENDING')
+     on conflict (holder_id) where kind = 'HOLDER' do nothing`,
+    [a.id, a.tenantId, a.holderId, a.bank, a.agency, a.pixAccountId, a.coreAccountId],
+  );
+}
