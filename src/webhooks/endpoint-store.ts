@@ -61,17 +61,10 @@ export const findEndpointOfAccount = (em: EntityManager, accountId: string, id: 
 export const findEndpointByKey = (em: EntityManager, accountId: string, idempotencyKey: string) =>
   one(em, 'account_id = ? and idempotency_key = ?', [accountId, idempotencyKey]);
 
-export interface NewWebhookEndpoint {
-  id: string;
-  tenantId: string;
-  accountId: string;
-  pixAccountId: string;
-  url: string;
-  events: EventType[];
+export type NewWebhookEndpoint = Pick<WebhookEndpoint, 'id' | 'tenantId' | 'accountId' | 'pixAccountId' | 'url' | 'events' | 'requestHash'> & {
   authTokenCiphertext: string;
   idempotencyKey: string;
-  requestHash: string;
-}
+};
 
 /** Records the endpoint; null when the account already has one under this idempotency key. */
 export async function insertEndpoint(em: EntityManager, e: NewWebhookEndpoint): Promise<WebhookEndpoint | null> {
