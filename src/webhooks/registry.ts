@@ -29,7 +29,7 @@ export function endpointView(e: WebhookEndpoint) {
   };
 }
 
-export interface Registration {
+export interface EndpointRegistration {
   url: string;
   events: EventType[];
   authToken: string;
@@ -39,7 +39,7 @@ export interface Registration {
  * Registers an endpoint for a Pix account. The Idempotency-Key makes a retry return the original record; the same
  * key with another body is 409. Outside the sandbox, a URL whose host resolves to a private address is refused.
  */
-export async function registerEndpoint(em: EntityManager, config: Config, account: Account, idempotencyKey: string, r: Registration) {
+export async function registerEndpoint(em: EntityManager, config: Config, account: Account, idempotencyKey: string, r: EndpointRegistration) {
   const hash = requestHash([r.url, r.events, r.authToken]);
   const existing = await findEndpointByKey(em, account.id, idempotencyKey);
   if (existing) {
