@@ -15,7 +15,7 @@ import { onboardingStart } from '../../workflows/contracts/onboarding.ts';
 
 export const BLOCKED_MESSAGE = 'Conta bloqueada. Procure o suporte.';
 
-export interface Registration {
+export interface HolderRegistration {
   name: string;
   document: string;
   email: string;
@@ -34,7 +34,7 @@ async function assertTenantExists(em: EntityManager, tenantId: string): Promise<
 }
 
 /** Registers a holder with the hand-off of its onboarding workflow, in one transaction. */
-export async function registerHolder(em: EntityManager, config: Config, tenantId: string, type: HolderType, input: Registration): Promise<{ holder: Holder; handOff: HandOff }> {
+export async function registerHolder(em: EntityManager, config: Config, tenantId: string, type: HolderType, input: HolderRegistration): Promise<{ holder: Holder; handOff: HandOff }> {
   await assertTenantExists(em, tenantId);
   const passwordHash = await hashSecretSlow(input.password, config.KEY_PEPPER);
   const fields = {
