@@ -1,5 +1,5 @@
 import { pixProvider } from '../src/pix/provider-factory.ts';
-import { openPayout, refundPayout, reversePayout, settlePayout, type PayoutRow } from '../src/pix/payouts.ts';
+import { openPayout, payoutSubmission, refundPayout, reversePayout, settlePayout } from '../src/pix/payouts.ts';
 import type { ProviderPayoutState } from '../src/pix/provider.ts';
 import type { ActivityDeps } from './deps.ts';
 
@@ -7,12 +7,7 @@ export function pixPayoutActivities({ orm, config }: ActivityDeps) {
   const provider = pixProvider(config, orm);
   return {
     openPixPayout: (payoutId: string) => openPayout(orm.em.fork(), payoutId),
-
-    async submitPixPayout(payoutId: string): Promise<void> {
-      const [row] = await orm.em.fork().execute<PayoutRow[]>('select * from pix_payout where id = ?', [payoutId]);
-      await provider.submitPayout({ payoutId, amountCents: BigInt(row!.amount_cents), pixKey: row!.pix_key, pixKeyType: row!.pix_key_type });
-    },
-
+    submitPixPayout: async (payoutId: string): Promise<void> => provider.submitPayout(await payoutSubmission(orm.em.fork(), payoutId)),
     queryPixPayout: (payoutId: string): Promise<ProviderPayoutState> => provider.queryPayout(payoutId),
     settlePixPayout: (payoutId: string, state: Extract<ProviderPayoutState, { state: 'POSTED' }>) => settlePayout(orm.em.fork(), payoutId, state),
     reversePixPayout: (payoutId: string, state: Extract<ProviderPayoutState, { state: 'FAILED' | 'CANCELLED' }>) => reversePayout(orm.em.fork(), payoutId, state),

@@ -1,3 +1,5 @@
+import { createPrivateKey } from 'node:crypto';
+import { signingAlgorithmOf } from './pix/jws.ts';
 import { z } from './shared/zod.ts';
 
 /** The secret development uses when JWT_SECRET is unset; production refuses it. */
@@ -13,6 +15,14 @@ export const EMBEDDED_DATABASE_URL =
 const port = z.coerce.number().int().min(0).max(65535);
 const flag = z.enum(['0', '1', 'true', 'false']).transform((v) => v === '1' || v === 'true');
 const positiveMs = z.coerce.number().int().positive();
+
+function isSigningKey(pem: string): boolean {
+  try {
+    return signingAlgorithmOf(createPrivateKey(pem)) !== null;
+  } catch {
+    return false;
+  }
+}
 
 const schema = z
   .object({
@@ -63,6 +73,16 @@ const schema = z
     PIX_REFUND_WATCH_MS: positiveMs.default(3_600_000),
     /** The sandbox PSP settles a payout this long after submission (and refunds as long after that). */
     SANDBOX_PIX_SETTLE_MS: positiveMs.default(2_000),
+    /**
+     * The private key (PEM) that signs the payloads of the platform's dynamic BR Codes; its public half is published at
+     * `/pix/jwks.json`. Unset: a key generated once and kept in ./data, for one machine (several api instances must share
+     * one key, so production sets it). A literal `\n` stands for a line break.
+     */
+    PIX_SIGNING_KEY: z
+      .string()
+      .transform((pem) => pem.replaceAll('\\n', '\n'))
+      .refine(isSigningKey, 'must be a PEM private key: RSA of at least 2048 bits, or EC P-256')
+      .optional(),
     /** The sandbox resolves a TEV of ,97 (DONE) or ,98 (FAILED) this long after answering `submitted_unknown`. */
     SANDBOX_TEV_RESOLVE_MS: positiveMs.default(3_000),
     /** How long a payment waits for its approver before the request expires (dual approval). Default 24 h. */

@@ -5,6 +5,7 @@ import { registerKycSandboxRoutes } from '../identity/kyc-sandbox.ts';
 import { registerIdentityRoutes } from '../identity/routes.ts';
 import { registerPixPaymentRoutes } from '../pix/payment-routes.ts';
 import { registerPixChargeSandboxRoutes } from '../pix/charge-sandbox-routes.ts';
+import { registerPixLocationRoutes } from '../pix/location-routes.ts';
 import { registerPixSandboxRoutes } from '../pix/sandbox-routes.ts';
 import type { Services } from '../services.ts';
 import { registerStatementRoutes } from '../statements/routes.ts';
@@ -22,6 +23,7 @@ export function createHolderApp(services: Services): Express {
   registerHolderTevRoutes(router, registry, services, auth);
   registerApprovalRoutes(router, registry, services, auth);
   registerPixPaymentRoutes(router, registry, services, auth);
+  registerPixLocationRoutes(router, services);
   registerStatementRoutes(router, registry, services, auth);
   if (services.config.SANDBOX) {
     registerKycSandboxRoutes(router, registry, services);

@@ -187,6 +187,19 @@ export function parseBrCode(text: string): BrCode {
   };
 }
 
+/**
+ * What a payment of a static code sends: the code's amount (field 54), which the payer may repeat but not change, or,
+ * when the code has none, the payer's, which is then required. Refusals are 400 naming `body.amount`.
+ */
+export function amountToPay(code: BrCode, requested: bigint | undefined): bigint {
+  if (code.amountCents !== null && requested !== undefined && requested !== code.amountCents) {
+    throw validationError('The code fixes the amount', [{ path: 'body.amount', message: `must be omitted or equal ${code.amountCents} cents` }]);
+  }
+  const amount = code.amountCents ?? requested;
+  if (amount === undefined) throw validationError('The code has no amount', [{ path: 'body.amount', message: 'required: the code has no amount' }]);
+  return amount;
+}
+
 interface BuildCommon {
   merchantName: string;
   merchantCity: string;
@@ -222,9 +235,12 @@ function displayText(text: string, max: number, what: string): string {
   return cut;
 }
 
+/** Reais as BR Codes (field 54) and charge payloads (`valor.original`) write them: "1234.50". */
+export const reaisText = (cents: bigint): string => `${cents / 100n}.${String(cents % 100n).padStart(2, '0')}`;
+
 function formatAmount(cents: bigint): string {
   if (cents <= 0n || cents > MAX_CODE_AMOUNT_CENTS) throw validationError(`amountCents must be between 1 and ${MAX_CODE_AMOUNT_CENTS}`);
-  return `${cents / 100n}.${String(cents % 100n).padStart(2, '0')}`;
+  return reaisText(cents);
 }
 
 function locationOf(url: string): string {

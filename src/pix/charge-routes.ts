@@ -19,8 +19,8 @@ import { refundCharge } from './charge-settlement.ts';
 import {
   chargeOfAccount,
   chargeView,
+  createCharge,
   DEFAULT_EXPIRY_SECONDS,
-  insertCharge,
   listCharges,
   MAX_EXPIRY_SECONDS,
   MAX_TAG_LENGTH,
@@ -98,7 +98,7 @@ export function registerPixChargeRoutes(router: Router, registry: OpenAPIRegistr
     },
     async handler({ auth: a, params, headers, body }) {
       const { account, holder } = await operableAccount(a, params.accountId);
-      const { charge, handOff } = await insertCharge(a.em, config.TEMPORAL_TASK_QUEUE, account, holder.name, config.publicBaseUrl, headers['idempotency-key'], {
+      const { charge, handOff } = await createCharge(a.em, config.TEMPORAL_TASK_QUEUE, account, holder.name, config.publicBaseUrl, headers['idempotency-key'], {
         amountCents: body.amountCents,
         expiresInSeconds: body.expiresInSeconds,
         tag: body.tag ?? null,

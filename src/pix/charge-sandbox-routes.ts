@@ -6,12 +6,12 @@ import type { Services } from '../services.ts';
 import { documentSchema } from '../shared/documents.ts';
 import { centsAmountSchema } from '../shared/money.ts';
 import { freeText, z } from '../shared/zod.ts';
-import { chargePaid, pixChargeWorkflowId } from '../../workflows/contracts/pix-charge.ts';
+import { dispatchHandOff } from '../handoff/dispatch.ts';
 import { payCharge } from './charge-settlement.ts';
 import { SANDBOX_PAYER } from './sandbox-routes.ts';
 
 /** Sandbox only: an external payer (the simulated bank of SANDBOX_PAYER) pays a charge by its txid. */
-export function registerPixChargeSandboxRoutes(router: Router, registry: OpenAPIRegistry, { orm, temporal, logger }: Services): void {
+export function registerPixChargeSandboxRoutes(router: Router, registry: OpenAPIRegistry, { orm, temporal, config }: Services): void {
   defineRoute(router, registry, {
     method: 'post',
     path: '/sandbox/pix/charges/:txid/pay',
@@ -48,17 +48,15 @@ export function registerPixChargeSandboxRoutes(router: Router, registry: OpenAPI
       422: { description: 'CHARGE_AMOUNT_MISMATCH, ACCOUNT_NOT_APPROVED or AMOUNT_BELOW_RECEIVE_FEE' },
     },
     async handler({ headers, params, body }) {
-      const paid = await payCharge(orm.em.fork(), {
+      const em = orm.em.fork();
+      const { paid, handOff } = await payCharge(em, config.TEMPORAL_TASK_QUEUE, {
         tenantId: headers['x-tenant-id'],
         txid: params.txid,
         amountCents: body.amountCents,
         payer: { ...SANDBOX_PAYER, name: body.payerName, document: body.payerDocument },
       });
-      // Ends the charge's timer early; if this is lost, the timer fires later and finds the charge paid.
-      temporal.client.workflow
-        .getHandle(pixChargeWorkflowId(paid.chargeId))
-        .signal(chargePaid)
-        .catch((err: unknown) => logger.warn({ err, chargeId: paid.chargeId }, 'could not signal the charge workflow'));
+      // Ends the charge's timer now; what is not done here, the worker's reconciler does.
+      await dispatchHandOff(temporal.client, em, handOff);
       return { status: 201, body: paid };
     },
   });

@@ -5,12 +5,15 @@ import { InsufficientBalance, lockAccounts, postMovements, settlementAccountId, 
 import { idempotencyConflict } from '../shared/idempotency.ts';
 import { AppError, notFound } from '../shared/errors.ts';
 import { newCuid } from '../shared/ids.ts';
-import { isoUtc } from '../shared/pagination.ts';
 import { paymentDate } from '../shared/time.ts';
+import { insertHandOff } from '../handoff/store.ts';
+import type { WorkflowStart } from '../temporal/workflow-start.ts';
 import { BANK_ISPB } from '../transfers/metadata.ts';
-import { CHARGE_COLUMNS, type ChargeRow } from './charges.ts';
+import { chargePaid, pixChargeStart } from '../../workflows/contracts/pix-charge.ts';
+import { findRefundByKey, insertRefund, lockChargeByTxid, lockChargeOfAccount, markChargePaid, type ChargeRefund } from './charge-store.ts';
 import { pixEndToEndId } from './end-to-end.ts';
 import { creditIncomingPix } from './incoming.ts';
+import type { PixParty } from './provider.ts';
 
 /**
  * The money of a charge: its payment (like an incoming Pix: the amount from the settlement account, the receive fee
@@ -19,52 +22,48 @@ import { creditIncomingPix } from './incoming.ts';
  * queue behind each other, and its event is written in the same transaction.
  */
 
-export interface ChargePayer {
-  name: string;
-  document: string;
-  ispb: string;
-  institution: string;
-  branch: string;
-  account: string;
-}
-
 export interface ChargePayment {
   tenantId: string;
   txid: string;
   /** What the payer sends; must be the charge's amount. Omitted: the charge's amount. */
   amountCents?: bigint | undefined;
-  payer: ChargePayer;
+  payer: PixParty;
+  /** The end-to-end id the payer's institution gave the Pix; omitted, one is made for the payer's ISPB. */
+  endToEndId?: string;
 }
 
-const lockCharge = async (tx: EntityManager, where: string, params: unknown[]) =>
-  (await tx.execute<(ChargeRow & { lapsed: boolean })[]>(`select ${CHARGE_COLUMNS}, c.expires_at <= now() as lapsed from pix_charge c where ${where} for update`, params))[0];
+/** Why a charge cannot be paid: the same answers whether the payer is the sandbox or a holder scanning its code. */
+export const chargeAlreadyPaid = () => new AppError(409, 'CHARGE_ALREADY_PAID', 'This charge was already paid');
+export const chargeExpired = () => new AppError(409, 'CHARGE_EXPIRED', 'This charge has expired');
 
-/** Pays an ACTIVE charge in full: credits its account, marks it PAID and writes `pix.charge.paid`. */
-export async function payCharge(em: EntityManager, p: ChargePayment) {
+/**
+ * Pays an ACTIVE charge in full: credits its account, marks it PAID and writes `pix.charge.paid`, with the hand-off
+ * that wakes the charge's workflow (so it ends now instead of at the expiry) in the same transaction. Every payment of
+ * a charge comes here: the sandbox's and a holder's scan of its BR Code alike.
+ */
+export async function payCharge(em: EntityManager, taskQueue: string, p: ChargePayment) {
   return em.transactional(async (tx) => {
-    const charge = await lockCharge(tx, 'c.tenant_id = ? and c.txid = ?', [p.tenantId, p.txid]);
+    const charge = await lockChargeByTxid(tx, p.tenantId, p.txid);
     if (!charge) throw notFound('Charge');
-    if (charge.status === 'PAID') throw new AppError(409, 'CHARGE_ALREADY_PAID', 'This charge was already paid');
+    if (charge.status === 'PAID') throw chargeAlreadyPaid();
     // Past its expiry the charge is dead even if its timer has not marked it yet.
-    if (charge.status === 'EXPIRED' || charge.lapsed) throw new AppError(409, 'CHARGE_EXPIRED', 'This charge has expired');
-    const amount = BigInt(charge.amount_cents);
+    if (charge.status === 'EXPIRED' || charge.lapsed) throw chargeExpired();
+    const amount = charge.amountCents;
     if (p.amountCents !== undefined && p.amountCents !== amount) {
       throw new AppError(422, 'CHARGE_AMOUNT_MISMATCH', `This charge must be paid with exactly ${amount} cents`);
     }
 
     const { credit, account, endToEndId, fee, at: paidAt } = await creditIncomingPix(tx, {
       tenantId: p.tenantId,
-      accountId: charge.account_id,
+      accountId: charge.accountId,
       amountCents: amount,
       payer: p.payer,
+      ...(p.endToEndId ? { endToEndId: p.endToEndId } : {}),
       description: `Pix recebido de ${p.payer.name} (cobrança)`,
       // The statement shows the charge it paid.
       extraMetadata: { txid: charge.txid, chargeId: charge.id },
     });
-    await tx.execute(
-      `update pix_charge set status = 'PAID', paid_cents = amount_cents, payer = ?::jsonb, end_to_end_id = ?, movement_id = ?, paid_at = ? where id = ?`,
-      [JSON.stringify(p.payer), endToEndId, credit.id, paidAt, charge.id],
-    );
+    await markChargePaid(tx, charge.id, { payer: p.payer, endToEndId, movementId: credit.id, paidAt });
     await enqueueEvents(tx, [
       {
         tenantId: p.tenantId,
@@ -89,7 +88,12 @@ export async function payCharge(em: EntityManager, p: ChargePayment) {
         },
       },
     ]);
-    return {
+    const wake: WorkflowStart = {
+      ...pixChargeStart({ chargeId: charge.id, tenantId: charge.tenantId, accountId: charge.accountId, expiresAt: charge.expiresAt }),
+      signal: { name: chargePaid.name, args: [] },
+    };
+    const handOff = await insertHandOff(tx, taskQueue, wake);
+    const paid = {
       chargeId: charge.id,
       txid: charge.txid,
       status: 'PAID' as const,
@@ -100,25 +104,16 @@ export async function payCharge(em: EntityManager, p: ChargePayment) {
       balanceAfterCents: credit.balanceAfterCents.toString(),
       paidAt: paidAt.toISOString(),
     };
+    return { paid, handOff };
   });
 }
 
-interface RefundRow {
-  id: string;
-  charge_id: string;
-  amount_cents: string;
-  refund_end_to_end_id: string;
-  created_at: string;
-}
-
-const REFUND_COLUMNS = `r.id, r.charge_id, r.amount_cents::text as amount_cents, r.refund_end_to_end_id, ${isoUtc('r.created_at')} as created_at`;
-
-export const refundView = (r: RefundRow) => ({
+export const refundView = (r: ChargeRefund) => ({
   refundId: r.id,
-  chargeId: r.charge_id,
-  amountCents: r.amount_cents,
-  refundEndToEndId: r.refund_end_to_end_id,
-  createdAt: r.created_at,
+  chargeId: r.chargeId,
+  amountCents: r.amountCents.toString(),
+  refundEndToEndId: r.refundEndToEndId,
+  createdAt: r.createdAt,
 });
 
 /** A devolution's id: like an end-to-end id, with `D` and the ISPB of the institution returning the money (this one). */
@@ -131,15 +126,15 @@ const refundEndToEndId = (at: Date) => `D${pixEndToEndId(BANK_ISPB, at).slice(1)
  */
 export async function refundCharge(em: EntityManager, account: Account, chargeId: string, idempotencyKey: string, amountCents: bigint) {
   return em.transactional(async (tx) => {
-    const charge = await lockCharge(tx, 'c.id = ? and c.account_id = ?', [chargeId, account.id]);
+    const charge = await lockChargeOfAccount(tx, account.id, chargeId);
     if (!charge) throw notFound('Charge');
-    const [previous] = await tx.execute<RefundRow[]>(`select ${REFUND_COLUMNS} from pix_charge_refund r where r.charge_id = ? and r.idempotency_key = ?`, [charge.id, idempotencyKey]);
+    const previous = await findRefundByKey(tx, charge.id, idempotencyKey);
     if (previous) {
-      if (BigInt(previous.amount_cents) !== amountCents) throw idempotencyConflict();
+      if (previous.amountCents !== amountCents) throw idempotencyConflict();
       return refundView(previous);
     }
     if (charge.status !== 'PAID') throw new AppError(409, 'CHARGE_NOT_PAID', 'Only a paid charge can be refunded');
-    const refundable = BigInt(charge.paid_cents) - BigInt(charge.refunded_cents);
+    const refundable = charge.paidCents - charge.refundedCents;
     if (amountCents > refundable) throw new AppError(422, 'REFUND_EXCEEDS_PAID', `At most ${refundable} cents of this charge can still be refunded`);
 
     const settlementId = await settlementAccountId(tx, account.tenantId);
@@ -167,7 +162,7 @@ export async function refundCharge(em: EntityManager, account: Account, chargeId
         accountId: account.id,
         source: 'REVERSAL',
         direction: 'DEBIT',
-        reversesMovementId: charge.movement_id,
+        reversesMovementId: charge.movementId,
         description: `Devolução de Pix para ${payer.name}`,
         // An outgoing Pix's statement metadata: this account pays, the charge's payer receives.
         metadata: {
@@ -176,7 +171,7 @@ export async function refundCharge(em: EntityManager, account: Account, chargeId
           paymentDate: paymentDate(at),
           payer: { branch: holder.agency, account: holder.number },
           beneficiary: { ispb: payer.ispb, name: payer.name, branch: payer.branch, account: payer.account, document: payer.document, institution: payer.institution },
-          originalEndToEndId: charge.end_to_end_id,
+          originalEndToEndId: charge.endToEndId,
           txid: charge.txid,
           chargeId: charge.id,
         },
@@ -188,12 +183,7 @@ export async function refundCharge(em: EntityManager, account: Account, chargeId
       if (err instanceof InsufficientBalance) throw new AppError(422, 'INSUFFICIENT_BALANCE', 'The account balance does not cover this refund');
       throw err;
     });
-    const [refund] = await tx.execute<RefundRow[]>(
-      `insert into pix_charge_refund as r (id, charge_id, amount_cents, refund_end_to_end_id, movement_id, idempotency_key, created_at)
-       values (?, ?, ?, ?, ?, ?, ?) returning ${REFUND_COLUMNS}`,
-      [refundId, charge.id, amountCents.toString(), e2e, debit!.id, idempotencyKey, at],
-    );
-    await tx.execute('update pix_charge set refunded_cents = refunded_cents + ? where id = ?', [amountCents.toString(), charge.id]);
+    const refund = await insertRefund(tx, { id: refundId, chargeId: charge.id, amountCents, refundEndToEndId: e2e, movementId: debit!.id, idempotencyKey, createdAt: at });
     await enqueueEvents(tx, [
       {
         tenantId: account.tenantId,
@@ -205,14 +195,14 @@ export async function refundCharge(em: EntityManager, account: Account, chargeId
           txid: charge.txid,
           chargeId: charge.id,
           movementId: debit!.id,
-          endToEndId: charge.end_to_end_id,
+          endToEndId: charge.endToEndId,
           refundEndToEndId: e2e,
-          amountCents: charge.amount_cents,
+          amountCents: charge.amountCents.toString(),
           occurredAt: at.toISOString(),
           refundAmountCents: amountCents.toString(),
         },
       },
     ]);
-    return refundView(refund!);
+    return refundView(refund);
   });
 }

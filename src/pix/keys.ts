@@ -75,6 +75,18 @@ export function validatePixKey(type: PixKeyType, key: string): PixKeyCheck {
   }
 }
 
+/**
+ * A key found without its type (a static BR Code's field 26-01, a charge payload's `chave`): the first type it is
+ * valid as, in canonical form; null when it is none.
+ */
+export function identifyPixKey(raw: string): { pixKey: string; pixKeyType: PixKeyType } | null {
+  for (const pixKeyType of PIX_KEY_TYPES) {
+    const check = validatePixKey(pixKeyType, raw);
+    if (check.ok) return { pixKey: check.key, pixKeyType };
+  }
+  return null;
+}
+
 export const pixKeyTypeSchema = z.enum(PIX_KEY_TYPES).openapi({ description: 'Pix key type' });
 
 const pixKeyShape = {

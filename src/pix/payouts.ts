@@ -1,19 +1,37 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Account } from '../accounts/entities.ts';
+import { Account } from '../accounts/entities.ts';
 import { enqueueEvents, type EventType } from '../events/outbox.ts';
 import { feesFor } from '../fees/service.ts';
-import { feeRevenueAccountId, lockAccounts, postMovements, settlementAccountId, type MovementInput } from '../ledger/posting.ts';
 import { insertHandOff, type HandOff } from '../handoff/store.ts';
-import { derivedId } from '../shared/ids.ts';
-import type { WorkflowStart } from '../temporal/workflow-start.ts';
+import { Holder } from '../identity/entities.ts';
+import { feeRevenueAccountId, lockAccounts, postMovements, settlementAccountId, type MovementInput } from '../ledger/posting.ts';
 import { assertSameRequest, requestHash } from '../shared/idempotency.ts';
+import { derivedId } from '../shared/ids.ts';
 import { paymentDate } from '../shared/time.ts';
-import type { PixKeyType } from './keys.ts';
-import type { Beneficiary, ProviderPayoutState } from './provider.ts';
+import type { WorkflowStart } from '../temporal/workflow-start.ts';
+import { Tenant } from '../tenants/entities.ts';
+import { BANK_ISPB } from '../transfers/metadata.ts';
 import type { PayoutOpening } from '../../workflows/contracts/pix-payout.ts';
+import type { PixKeyType } from './keys.ts';
+import {
+  findPayout,
+  insertPayout,
+  lockPayout,
+  markPayoutDebited,
+  markPayoutPosted,
+  markPayoutRefunded,
+  markPayoutRejected,
+  markPayoutReversed,
+  type PayoutChannel,
+  type PayoutQr,
+  type PixPayout,
+} from './payout-store.ts';
+import type { Beneficiary, PayoutSubmission, ProviderPayoutState } from './provider.ts';
 
-export type PayoutChannel = 'PIX_OUT' | 'QR_CODE_OUT';
-export type PayoutStatus = 'REQUESTED' | 'REJECTED' | 'PROCESSING' | 'POSTED' | 'FAILED' | 'CANCELLED' | 'REFUNDED';
+/**
+ * The life of a Pix payout (by key or QR Code): recorded, debited at once (or refused), then settled, reversed or
+ * refunded as the provider reports. Each step is one transaction that locks the payout first.
+ */
 
 export interface PayoutRequest {
   tenantId: string;
@@ -23,47 +41,31 @@ export interface PayoutRequest {
   pixKey: string;
   pixKeyType: PixKeyType;
   beneficiary: Beneficiary;
-  qr: { txid: string | null; merchantName: string; merchantCity: string } | null;
+  qr: PayoutQr | null;
   description: string;
   idempotencyKey: string;
 }
-
-export interface PayoutRow {
-  id: string;
-  tenant_id: string;
-  account_id: string;
-  channel: PayoutChannel;
-  amount_cents: string;
-  fee_cents: string | null;
-  pix_key: string;
-  pix_key_type: PixKeyType;
-  beneficiary: Beneficiary;
-  description: string;
-  request_hash: string;
-  status: PayoutStatus;
-  reason: string | null;
-  movement_id: string | null;
-  end_to_end_id: string | null;
-  refunded_cents: string;
-  created_at: string;
-}
-
 
 /** Like a tevId: derived from the account and the idempotency key, so a retried request names the same payout. */
 export const payoutIdFor = (pepper: string, accountId: string, idempotencyKey: string): string =>
   derivedId(pepper, 'p', `pix:${accountId}:${idempotencyKey}`);
 
-export const openingOf = (row: PayoutRow): PayoutOpening | null =>
-  row.status === 'REQUESTED'
+/** What the payment endpoints answer once the debit is decided; null while it is not. */
+export const openingOf = (p: PixPayout): PayoutOpening | null =>
+  p.state === 'REQUESTED'
     ? null
     : {
-        payoutId: row.id,
-        status: row.status === 'REJECTED' ? 'REJECTED' : 'PROCESSING',
-        amountCents: row.amount_cents,
-        feeCents: row.fee_cents ?? '0',
-        reason: row.reason,
-        createdAt: new Date(row.created_at).toISOString(),
+        payoutId: p.id,
+        status: p.state === 'REJECTED' ? 'REJECTED' : 'PROCESSING',
+        amountCents: p.amountCents.toString(),
+        feeCents: (p.feeCents ?? 0n).toString(),
+        reason: p.reason,
+        createdAt: p.createdAt,
       };
+
+/** What a request asks for, so that the same Idempotency-Key with another request is told apart (409). */
+export const payoutRequestHash = (r: Pick<PayoutRequest, 'channel' | 'amountCents' | 'pixKey' | 'pixKeyType' | 'qr' | 'description'>): string =>
+  requestHash([r.channel, r.amountCents.toString(), r.pixKey, r.pixKeyType, r.qr?.txid ?? null, r.description]);
 
 /**
  * Records the payment request (idempotency: same key and body, same payout; another body, 409). With `handOff`, the
@@ -77,29 +79,31 @@ export async function recordPayout(
   handOff?: { taskQueue: string; start: (payoutId: string) => WorkflowStart },
 ): Promise<{ payoutId: string; opening: PayoutOpening | null; handOff: HandOff | null }> {
   const payoutId = payoutIdFor(pepper, r.account.id, r.idempotencyKey);
-  const hash = requestHash([r.channel, r.amountCents.toString(), r.pixKey, r.pixKeyType, r.qr?.txid ?? null, r.description]);
+  const hash = payoutRequestHash(r);
   return em.transactional(async (tx) => {
-    const inserted = await tx.execute<{ id: string }[]>(
-      `insert into pix_payout (id, tenant_id, account_id, channel, amount_cents, pix_key, pix_key_type, beneficiary, qr, description, idempotency_key, request_hash, status)
-       values (?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?, ?, ?, 'REQUESTED')
-       on conflict do nothing returning id`,
-      [payoutId, r.tenantId, r.account.id, r.channel, r.amountCents.toString(), r.pixKey, r.pixKeyType, JSON.stringify(r.beneficiary), r.qr ? JSON.stringify(r.qr) : null, r.description, r.idempotencyKey, hash],
-    );
-    const [row] = await tx.execute<PayoutRow[]>('select * from pix_payout where id = ?', [payoutId]);
-    assertSameRequest(row!.request_hash, hash);
-    const recorded = inserted.length > 0 && handOff ? await insertHandOff(tx, handOff.taskQueue, handOff.start(payoutId)) : null;
-    return { payoutId, opening: openingOf(row!), handOff: recorded };
+    const inserted = await insertPayout(tx, {
+      id: payoutId,
+      tenantId: r.tenantId,
+      accountId: r.account.id,
+      channel: r.channel,
+      amountCents: r.amountCents,
+      pixKey: r.pixKey,
+      pixKeyType: r.pixKeyType,
+      beneficiary: r.beneficiary,
+      qr: r.qr,
+      description: r.description,
+      requestHash: hash,
+      idempotencyKey: r.idempotencyKey,
+    });
+    const payout = (await findPayout(tx, payoutId))!;
+    assertSameRequest(payout.requestHash, hash);
+    const recorded = inserted && handOff ? await insertHandOff(tx, handOff.taskQueue, handOff.start(payoutId)) : null;
+    return { payoutId, opening: openingOf(payout), handOff: recorded };
   });
 }
 
-async function lockPayout(em: EntityManager, payoutId: string): Promise<PayoutRow> {
-  const [row] = await em.execute<PayoutRow[]>('select * from pix_payout where id = ? for update', [payoutId]);
-  if (!row) throw new Error(`unknown payout ${payoutId}`);
-  return row;
-}
-
-function payoutEvent(row: PayoutRow, account: { id: string; pixAccountId: string }, type: EventType, data: Record<string, unknown>) {
-  return { tenantId: row.tenant_id, accountId: account.id, pixAccountId: account.pixAccountId, type, data };
+function payoutEvent(p: PixPayout, account: { id: string; pixAccountId: string }, type: EventType, data: Record<string, unknown>) {
+  return { tenantId: p.tenantId, accountId: account.id, pixAccountId: account.pixAccountId, type, data };
 }
 
 /**
@@ -108,86 +112,95 @@ function payoutEvent(row: PayoutRow, account: { id: string; pixAccountId: string
  */
 export async function openPayout(em: EntityManager, payoutId: string): Promise<PayoutOpening> {
   return em.transactional(async (tx) => {
-    const row = await lockPayout(tx, payoutId);
-    const opened = openingOf(row);
+    const payout = await lockPayout(tx, payoutId);
+    const opened = openingOf(payout);
     if (opened) return opened;
-    const fees = (await feesFor(tx, [row.account_id])).get(row.account_id)!;
-    const fee = row.channel === 'QR_CODE_OUT' ? fees.qrOut : fees.pixOut;
-    const settlementId = await settlementAccountId(tx, row.tenant_id);
-    const revenueId = fee > 0n ? await feeRevenueAccountId(tx, row.tenant_id) : null;
-    const locked = await lockAccounts(tx, [row.account_id, settlementId, ...(revenueId ? [revenueId] : [])]);
-    const account = locked.get(row.account_id)!;
-    const amount = BigInt(row.amount_cents);
+    const fees = (await feesFor(tx, [payout.accountId])).get(payout.accountId)!;
+    const fee = payout.channel === 'QR_CODE_OUT' ? fees.qrOut : fees.pixOut;
+    const settlementId = await settlementAccountId(tx, payout.tenantId);
+    const revenueId = fee > 0n ? await feeRevenueAccountId(tx, payout.tenantId) : null;
+    const locked = await lockAccounts(tx, [payout.accountId, settlementId, ...(revenueId ? [revenueId] : [])]);
+    const account = locked.get(payout.accountId)!;
+    const amount = payout.amountCents;
     const reason = !account.mayMoveMoney ? 'SOURCE_NOT_ACTIVE' : account.balanceCents < amount + fee ? 'INSUFFICIENT_BALANCE' : null;
-    if (reason) {
-      const [rejected] = await tx.execute<PayoutRow[]>(`update pix_payout set status = 'REJECTED', reason = ?, fee_cents = ? where id = ? returning *`, [reason, fee.toString(), payoutId]);
-      return openingOf(rejected!)!;
-    }
-    const b = row.beneficiary;
-    const common = { tenantId: row.tenant_id, operationId: row.id, channel: 'PIX', externalRef: null, endToEndId: null, reversesMovementId: null } as const;
+    if (reason) return openingOf(await markPayoutRejected(tx, payoutId, reason, fee))!;
+    const b = payout.beneficiary;
+    const common = { tenantId: payout.tenantId, operationId: payout.id, channel: 'PIX', externalRef: null, endToEndId: null, reversesMovementId: null } as const;
     const movements: MovementInput[] = [
       {
         ...common,
         accountId: account.id,
-        source: row.channel,
+        source: payout.channel,
         direction: 'DEBIT',
         status: 'PENDING',
         payoutStatus: 'PROCESSING',
         statusExternal: 'PROCESSING',
         amountCents: amount,
         feeCents: fee,
-        description: row.description,
+        description: payout.description,
         metadata: {
           date: new Date().toISOString(),
           endToEndId: null,
           payer: { branch: account.agency, account: account.number },
-          beneficiary: { ispb: b.ispb, name: b.name, branch: b.branch, account: b.account, document: b.document, pixKey: row.pix_key, pixKeyType: row.pix_key_type, institution: b.institution, accountType: b.accountType, branchDigit: null, accountModel: 'PIX' },
+          beneficiary: { ispb: b.ispb, name: b.name, branch: b.branch, account: b.account, document: b.document, pixKey: payout.pixKey, pixKeyType: payout.pixKeyType, institution: b.institution, accountType: b.accountType, branchDigit: null, accountModel: 'PIX' },
           pixAccountId: account.pixAccountId,
         },
         lines: [{ kind: 'PRIMARY', amountCents: -amount }, ...(fee > 0n ? [{ kind: 'FEE' as const, amountCents: -fee }] : [])],
       },
-      { ...common, accountId: settlementId, source: 'SETTLEMENT', direction: 'CREDIT', status: 'PENDING', payoutStatus: null, statusExternal: 'PROCESSING', amountCents: amount, feeCents: 0n, description: `Pix out ${row.id}`, metadata: {}, lines: [{ kind: 'PRIMARY', amountCents: amount }] },
+      { ...common, accountId: settlementId, source: 'SETTLEMENT', direction: 'CREDIT', status: 'PENDING', payoutStatus: null, statusExternal: 'PROCESSING', amountCents: amount, feeCents: 0n, description: `Pix out ${payout.id}`, metadata: {}, lines: [{ kind: 'PRIMARY', amountCents: amount }] },
     ];
     if (revenueId) {
-      movements.push({ ...common, accountId: revenueId, source: 'FEE_REVENUE', direction: 'CREDIT', status: 'DONE', payoutStatus: null, statusExternal: 'SUCCESS', amountCents: fee, feeCents: 0n, description: `Tarifa Pix ${row.id}`, metadata: {}, lines: [{ kind: 'FEE', amountCents: fee }] });
+      movements.push({ ...common, accountId: revenueId, source: 'FEE_REVENUE', direction: 'CREDIT', status: 'DONE', payoutStatus: null, statusExternal: 'SUCCESS', amountCents: fee, feeCents: 0n, description: `Tarifa Pix ${payout.id}`, metadata: {}, lines: [{ kind: 'FEE', amountCents: fee }] });
     }
     const [debit] = await postMovements(tx, locked, movements);
-    const [opened2] = await tx.execute<PayoutRow[]>(`update pix_payout set status = 'PROCESSING', fee_cents = ?, movement_id = ? where id = ? returning *`, [fee.toString(), debit!.id, payoutId]);
-    return openingOf(opened2!)!;
+    return openingOf(await markPayoutDebited(tx, payoutId, fee, debit!.id))!;
   });
+}
+
+/**
+ * What the provider is asked to send: the key and amount, and for a dynamic QR Code the charge it pays, with the
+ * payer as the receiving institution sees them (this platform's holder).
+ */
+export async function payoutSubmission(em: EntityManager, payoutId: string): Promise<PayoutSubmission> {
+  const payout = (await findPayout(em, payoutId))!;
+  const account = await em.findOneOrFail(Account, { id: payout.accountId });
+  const holder = await em.findOneOrFail(Holder, { id: account.holderId! });
+  const tenant = await em.findOneOrFail(Tenant, { id: account.tenantId });
+  const location = payout.qr?.location;
+  return {
+    payoutId,
+    amountCents: payout.amountCents,
+    pixKey: payout.pixKey,
+    pixKeyType: payout.pixKeyType,
+    charge: location && payout.qr?.txid ? { location, txid: payout.qr.txid } : null,
+    payer: { name: holder.name, document: holder.document, ispb: BANK_ISPB, institution: tenant.name, branch: account.agency, account: account.number },
+  };
 }
 
 /** The provider settled: POSTED, endToEndId and paymentDate filled, `pix.payout.succeeded`. */
 export async function settlePayout(em: EntityManager, payoutId: string, state: Extract<ProviderPayoutState, { state: 'POSTED' }>): Promise<void> {
   await em.transactional(async (tx) => {
-    const row = await lockPayout(tx, payoutId);
-    if (row.status !== 'PROCESSING') return;
+    const payout = await lockPayout(tx, payoutId);
+    if (payout.state !== 'PROCESSING') return;
     const settledAt = new Date(state.settledAt);
-    await tx.execute(
-      `update movement set payout_status = 'POSTED', status = 'DONE', status_external = 'SUCCESS', end_to_end_id = ?,
-              metadata = metadata || jsonb_build_object('endToEndId', ?::text, 'paymentDate', ?::text)
-        where id = ?`,
-      [state.endToEndId, state.endToEndId, paymentDate(settledAt), row.movement_id],
-    );
-    await tx.execute(`update movement set status = 'DONE', status_external = 'SUCCESS', end_to_end_id = ? where operation_id = ? and source = 'SETTLEMENT'`, [state.endToEndId, row.id]);
-    await tx.execute(`update pix_payout set status = 'POSTED', end_to_end_id = ?, settled_at = ? where id = ?`, [state.endToEndId, settledAt, payoutId]);
-    const [account] = await tx.execute<{ id: string; pix_account_id: string; agency: string; number: string }[]>('select id, pix_account_id, agency, number from account where id = ?', [row.account_id]);
-    const b = row.beneficiary;
+    await markPayoutPosted(tx, payout, state.endToEndId, settledAt, paymentDate(settledAt));
+    const account = await tx.findOneOrFail(Account, { id: payout.accountId });
+    const b = payout.beneficiary;
     await enqueueEvents(tx, [
-      payoutEvent(row, { id: account!.id, pixAccountId: account!.pix_account_id }, 'pix.payout.succeeded', {
-        payoutId: row.id,
+      payoutEvent(payout, account, 'pix.payout.succeeded', {
+        payoutId: payout.id,
         endToEndId: state.endToEndId,
-        movementId: row.movement_id,
+        movementId: payout.movementId,
         occurredAt: settledAt.toISOString(),
-        amountCents: row.amount_cents,
-        payerBranch: account!.agency,
-        payerAccount: account!.number,
+        amountCents: payout.amountCents.toString(),
+        payerBranch: account.agency,
+        payerAccount: account.number,
         beneficiaryName: b.name,
         beneficiaryBranch: b.branch,
-        beneficiaryPixKey: row.pix_key,
+        beneficiaryPixKey: payout.pixKey,
         beneficiaryAccount: b.account,
         beneficiaryDocument: b.document,
-        beneficiaryPixKeyType: row.pix_key_type,
+        beneficiaryPixKeyType: payout.pixKeyType,
         beneficiaryAccountType: b.accountType ?? null,
         beneficiaryInstitution: b.institution,
       }),
@@ -199,43 +212,41 @@ export async function settlePayout(em: EntityManager, payoutId: string, state: E
  * Money back to the holder as REVERSAL entries on a movement that reverses the debit: the whole amount and fee when
  * the payout failed or was cancelled, or the refunded amount after settlement.
  */
-async function postReturn(tx: EntityManager, row: PayoutRow, amount: bigint, fee: bigint, description: string, endToEndId: string | null) {
-  const settlementId = await settlementAccountId(tx, row.tenant_id);
-  const revenueId = fee > 0n ? await feeRevenueAccountId(tx, row.tenant_id) : null;
-  const locked = await lockAccounts(tx, [row.account_id, settlementId, ...(revenueId ? [revenueId] : [])]);
-  const common = { tenantId: row.tenant_id, channel: 'PIX', status: 'DONE', payoutStatus: null, statusExternal: 'SUCCESS', externalRef: null, endToEndId, reversesMovementId: row.movement_id, feeCents: 0n, metadata: {} } as const;
-  const operationId = `${row.id}:${endToEndId ?? 'reversal'}`;
+async function postReturn(tx: EntityManager, payout: PixPayout, amount: bigint, fee: bigint, description: string, endToEndId: string | null) {
+  const settlementId = await settlementAccountId(tx, payout.tenantId);
+  const revenueId = fee > 0n ? await feeRevenueAccountId(tx, payout.tenantId) : null;
+  const locked = await lockAccounts(tx, [payout.accountId, settlementId, ...(revenueId ? [revenueId] : [])]);
+  const common = { tenantId: payout.tenantId, channel: 'PIX', status: 'DONE', payoutStatus: null, statusExternal: 'SUCCESS', externalRef: null, endToEndId, reversesMovementId: payout.movementId, feeCents: 0n, metadata: {} } as const;
+  const operationId = `${payout.id}:${endToEndId ?? 'reversal'}`;
   const movements: MovementInput[] = [
     {
       ...common,
       operationId,
-      accountId: row.account_id,
+      accountId: payout.accountId,
       source: 'REVERSAL',
       direction: 'CREDIT',
       amountCents: amount + fee,
       description,
-      metadata: { date: new Date().toISOString(), endToEndId, reversesMovementId: row.movement_id },
+      metadata: { date: new Date().toISOString(), endToEndId, reversesMovementId: payout.movementId },
       lines: [{ kind: 'REVERSAL', amountCents: amount }, ...(fee > 0n ? [{ kind: 'REVERSAL' as const, amountCents: fee }] : [])],
     },
     { ...common, operationId, accountId: settlementId, source: 'SETTLEMENT', direction: 'DEBIT', amountCents: amount, description, lines: [{ kind: 'REVERSAL', amountCents: -amount }] },
   ];
   if (revenueId) movements.push({ ...common, operationId, accountId: revenueId, source: 'FEE_REVENUE', direction: 'DEBIT', amountCents: fee, description, lines: [{ kind: 'REVERSAL', amountCents: -fee }] });
   const [credit] = await postMovements(tx, locked, movements);
-  return { credit: credit!, account: locked.get(row.account_id)! };
+  return { credit: credit!, account: locked.get(payout.accountId)! };
 }
 
 /** The provider failed or cancelled it: amount and fee return, the debit is marked, `pix.payout.failed|cancelled`. */
 export async function reversePayout(em: EntityManager, payoutId: string, state: Extract<ProviderPayoutState, { state: 'FAILED' | 'CANCELLED' }>): Promise<void> {
   await em.transactional(async (tx) => {
-    const row = await lockPayout(tx, payoutId);
-    if (row.status !== 'PROCESSING') return;
-    const { account } = await postReturn(tx, row, BigInt(row.amount_cents), BigInt(row.fee_cents ?? '0'), `Estorno: ${state.reason}`, null);
-    await tx.execute(`update movement set payout_status = ?, status = 'FAILED', status_external = 'FAILURE' where id = ?`, [state.state, row.movement_id]);
-    await tx.execute(`update movement set status = 'FAILED', status_external = 'FAILURE' where operation_id = ? and source = 'SETTLEMENT'`, [row.id]);
-    await tx.execute('update pix_payout set status = ?, reason = ? where id = ?', [state.state, state.reason, payoutId]);
+    const payout = await lockPayout(tx, payoutId);
+    if (payout.state !== 'PROCESSING') return;
+    const { account } = await postReturn(tx, payout, payout.amountCents, payout.feeCents ?? 0n, `Estorno: ${state.reason}`, null);
+    await markPayoutReversed(tx, payout, state.state, state.reason);
     const type = state.state === 'FAILED' ? 'pix.payout.failed' : 'pix.payout.cancelled';
     await enqueueEvents(tx, [
-      payoutEvent(row, account, type, { payoutId: row.id, movementId: row.movement_id, endToEndId: state.endToEndId, amountCents: row.amount_cents, occurredAt: new Date().toISOString(), reason: state.reason }),
+      payoutEvent(payout, account, type, { payoutId: payout.id, movementId: payout.movementId, endToEndId: state.endToEndId, amountCents: payout.amountCents.toString(), occurredAt: new Date().toISOString(), reason: state.reason }),
     ]);
   });
 }
@@ -243,19 +254,18 @@ export async function reversePayout(em: EntityManager, payoutId: string, state: 
 /** A settled payout returned by the beneficiary, partially or totally: the returned amount is credited, REFUNDED. */
 export async function refundPayout(em: EntityManager, payoutId: string, refund: { endToEndId: string; amountCents: string; refundedAt: string }): Promise<void> {
   await em.transactional(async (tx) => {
-    const row = await lockPayout(tx, payoutId);
-    if (row.status !== 'POSTED') return;
+    const payout = await lockPayout(tx, payoutId);
+    if (payout.state !== 'POSTED') return;
     const amount = BigInt(refund.amountCents);
-    if (amount <= 0n || amount > BigInt(row.amount_cents)) throw new Error(`refund of ${amount} does not fit payout ${payoutId}`);
-    const { credit, account } = await postReturn(tx, row, amount, 0n, 'Devolução de Pix enviado', refund.endToEndId);
-    await tx.execute(`update movement set payout_status = 'REFUNDED' where id = ?`, [row.movement_id]);
-    await tx.execute(`update pix_payout set status = 'REFUNDED', refunded_cents = ? where id = ?`, [amount.toString(), payoutId]);
+    if (amount <= 0n || amount > payout.amountCents) throw new Error(`refund of ${amount} does not fit payout ${payoutId}`);
+    const { credit, account } = await postReturn(tx, payout, amount, 0n, 'Devolução de Pix enviado', refund.endToEndId);
+    await markPayoutRefunded(tx, payout, amount);
     await enqueueEvents(tx, [
-      payoutEvent(row, account, 'pix.payout.refunded', {
-        payoutId: row.id,
+      payoutEvent(payout, account, 'pix.payout.refunded', {
+        payoutId: payout.id,
         movementId: credit.id,
-        endToEndId: row.end_to_end_id,
-        amountCents: row.amount_cents,
+        endToEndId: payout.endToEndId,
+        amountCents: payout.amountCents.toString(),
         occurredAt: new Date(refund.refundedAt).toISOString(),
         refundEndToEndId: refund.endToEndId,
         refundAmountCents: amount.toString(),

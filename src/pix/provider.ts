@@ -11,11 +11,24 @@ export interface Beneficiary {
   accountType: string;
 }
 
+/** Who sends a Pix, as the receiving institution sees them. */
+export interface PixParty {
+  name: string;
+  document: string;
+  ispb: string;
+  institution: string;
+  branch: string;
+  account: string;
+}
+
 export interface PayoutSubmission {
   payoutId: string;
   amountCents: bigint;
   pixKey: string;
   pixKeyType: PixKeyType;
+  /** A payment of a dynamic QR Code: the charge's location (as scanned, without scheme) and the txid its payload gave. */
+  charge: { location: string; txid: string } | null;
+  payer: PixParty;
 }
 
 export type ProviderPayoutState =
@@ -23,12 +36,22 @@ export type ProviderPayoutState =
   | { state: 'POSTED'; endToEndId: string; settledAt: string; refund: { endToEndId: string; amountCents: string; refundedAt: string } | null }
   | { state: 'FAILED' | 'CANCELLED'; endToEndId: string; reason: string };
 
+/** A public document of the Pix network (a charge's payload, a key set) as fetched: the HTTP answer, or why there is none. */
+export type PixDocument = { ok: true; status: number; contentType: string; body: string } | { ok: false; error: string };
+
 /**
  * Everything the platform asks of its Pix provider (PSP). The sandbox simulator implements it; a real PSP adapter
  * would too. Incoming Pix reaches the platform the other way: the provider notifies, and `receivePix` credits.
  */
 export interface PixProvider {
   resolveKey(type: PixKeyType, key: string): Promise<Beneficiary | null>;
+  /**
+   * The receiver of a dynamic QR Code's charge, told by the charge's location and payload: the owner of its key, as
+   * the directory answers.
+   */
+  resolveChargeReceiver(charge: { location: string; txid: string; pixKey: string; pixKeyType: PixKeyType }): Promise<Beneficiary | null>;
+  /** GET of a public `https://` URL of the Pix network: a dynamic QR Code's location, or the key set (`jku`) that signs it. */
+  fetchDocument(url: URL): Promise<PixDocument>;
   /** Idempotent on payoutId: submitting again returns the same payout. */
   submitPayout(p: PayoutSubmission): Promise<void>;
   queryPayout(payoutId: string): Promise<ProviderPayoutState>;

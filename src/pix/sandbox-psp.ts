@@ -1,9 +1,18 @@
 import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { Account } from '../accounts/entities.ts';
+import { Holder } from '../identity/entities.ts';
 import { isValidCpf } from '../shared/documents.ts';
+import { AppError } from '../shared/errors.ts';
+import { Tenant } from '../tenants/entities.ts';
+import { BANK_ISPB } from '../transfers/metadata.ts';
+import { payCharge } from './charge-settlement.ts';
+import { findChargeByTxid } from './charge-store.ts';
+import { pixDocumentClient } from './document-client.ts';
 import { pixEndToEndId } from './end-to-end.ts';
 import type { PixKeyType } from './keys.ts';
 import type { Beneficiary, PayoutSubmission, PixProvider, ProviderPayoutState } from './provider.ts';
+import { isPublishedHere, servedAt, txidOfOwnLocation } from './public-urls.ts';
 
 /** The simulated PSP's ISPB and the platform's ISPB as payer in its end-to-end ids. */
 export const SANDBOX_PSP = { ispb: '99999999', institution: 'Banco Sandbox S.A.' };
@@ -19,22 +28,28 @@ export const SANDBOX_OUTCOMES = {
   94: { outcome: 'POSTED', refund: 'half' },
 } as const;
 
+/** Why the platform, as the receiving institution, refused a payment of one of its charges: the payer's failure reason. */
+const CHARGE_REFUSALS: Record<string, string> = {
+  CHARGE_ALREADY_PAID: 'Cobrança já paga',
+  CHARGE_EXPIRED: 'Cobrança expirada',
+  CHARGE_AMOUNT_MISMATCH: 'Valor diferente do valor da cobrança',
+  NOT_FOUND: 'Cobrança não encontrada',
+  ACCOUNT_NOT_APPROVED: 'Conta do recebedor não aprovada',
+  AMOUNT_BELOW_RECEIVE_FEE: 'Valor não cobre a tarifa do recebedor',
+};
+
 function digitsFrom(seed: string, length: number): string {
   const hex = createHash('sha256').update(seed).digest('hex');
   return Array.from(hex.slice(0, length), (c) => String(parseInt(c, 16) % 10)).join('');
 }
 
-/** A CPF with valid check digits, stable for a seed: the sandbox's stand-in for the key owner's document. */
+/** A CPF stable for a seed, the sandbox's stand-in for a key owner's document: nine digits, then the valid check digits. */
 function cpfFor(seed: string): string {
   for (let i = 0; ; i++) {
     const base = digitsFrom(`${seed}:${i}`, 9);
-    const digit = (d: string, w: number) => {
-      const r = Array.from(d).reduce((s, c, k) => s + Number(c) * (w - k), 0) % 11;
-      return r < 2 ? 0 : 11 - r;
-    };
-    const first = digit(base, 10);
-    const cpf = `${base}${first}${digit(`${base}${first}`, 11)}`;
-    if (isValidCpf(cpf)) return cpf;
+    // Exactly one two-digit ending makes nine digits a valid CPF; bases of one repeated digit have none.
+    const cpf = Array.from({ length: 100 }, (_, end) => `${base}${String(end).padStart(2, '0')}`).find(isValidCpf);
+    if (cpf) return cpf;
   }
 }
 
@@ -50,23 +65,89 @@ interface Row {
   refunded: boolean;
 }
 
-/** The sandbox PSP: its own table (`sandbox_psp_payout`), settling after `settleMs`. */
-export function sandboxPsp(em: () => EntityManager, settleMs: number): PixProvider {
+export interface SandboxPspOptions {
+  settleMs: number;
+  /** The platform's public base: its own charge locations are paid to the platform itself. */
+  publicBaseUrl: string;
+  /** Where the wake of a paid charge's workflow is handed off. */
+  taskQueue: string;
+  /** Outside the sandbox, other institutions' documents are fetched through the address guard. */
+  guardAddresses: boolean;
+}
+
+/**
+ * The sandbox PSP: its own table (`sandbox_psp_payout`), settling after `settleMs`. It stands for the whole Pix network
+ * around the platform: keys resolve to made-up receivers, except that a payment of one of the platform's own charges
+ * (a scanned dynamic BR Code) reaches the platform itself, which pays the charge or refuses it.
+ */
+export function sandboxPsp(em: () => EntityManager, options: SandboxPspOptions): PixProvider {
+  const fetchGuarded = pixDocumentClient({ guard: options.guardAddresses });
+  const fetchOwn = pixDocumentClient({ guard: false });
+
+  async function resolveKey(type: PixKeyType, key: string): Promise<Beneficiary> {
+    const document = type === 'CPF' || type === 'CNPJ' ? key : cpfFor(key);
+    return {
+      ispb: SANDBOX_PSP.ispb,
+      institution: SANDBOX_PSP.institution,
+      name: `Recebedor Sandbox ${document.slice(-4)}`,
+      document,
+      branch: '0001',
+      account: digitsFrom(key, 8),
+      accountType: 'CACC',
+    };
+  }
+
+  /** The platform's own charge a payment names: its location is served here and names the payload's txid. */
+  const ownCharge = (charge: { location: string; txid: string } | null) => (charge && txidOfOwnLocation(options.publicBaseUrl, charge.location) === charge.txid ? charge.txid : null);
+
+  /**
+   * The platform receives the Pix: the charge is paid through the same path as every other payment of it, in the
+   * transaction that records the payout here, so a retried submission never pays twice. A refusal fails the payout.
+   */
+  async function deliverToCharge(p: PayoutSubmission, txid: string): Promise<void> {
+    await em().transactional(async (tx) => {
+      const endToEndId = pixEndToEndId(BANK_ISPB);
+      const inserted = await tx.execute<{ payout_id: string }[]>(
+        `insert into sandbox_psp_payout (payout_id, amount_cents, end_to_end_id, outcome, settles_at)
+         values (?, ?, ?, 'POSTED', now() + ? * interval '1 millisecond')
+         on conflict (payout_id) do nothing returning payout_id`,
+        [p.payoutId, p.amountCents.toString(), endToEndId, options.settleMs],
+      );
+      if (inserted.length === 0) return;
+      const charge = await findChargeByTxid(tx, txid);
+      try {
+        if (!charge) throw new AppError(404, 'NOT_FOUND', 'Charge not found');
+        await payCharge(tx, options.taskQueue, { tenantId: charge.tenantId, txid, amountCents: p.amountCents, payer: p.payer, endToEndId });
+      } catch (err) {
+        if (!(err instanceof AppError)) throw err;
+        await tx.execute(`update sandbox_psp_payout set outcome = 'FAILED', reason = ? where payout_id = ?`, [CHARGE_REFUSALS[err.code] ?? err.message, p.payoutId]);
+      }
+    });
+  }
+
   return {
-    async resolveKey(type: PixKeyType, key: string): Promise<Beneficiary> {
-      const document = type === 'CPF' || type === 'CNPJ' ? key : cpfFor(key);
-      return {
-        ispb: SANDBOX_PSP.ispb,
-        institution: SANDBOX_PSP.institution,
-        name: `Recebedor Sandbox ${document.slice(-4)}`,
-        document,
-        branch: '0001',
-        account: digitsFrom(key, 8),
-        accountType: 'CACC',
-      };
+    resolveKey,
+
+    async resolveChargeReceiver(charge) {
+      const txid = ownCharge(charge);
+      if (!txid) return resolveKey(charge.pixKeyType, charge.pixKey);
+      const reader = em();
+      const found = await findChargeByTxid(reader, txid);
+      if (!found) return null;
+      const account = await reader.findOneOrFail(Account, { id: found.accountId });
+      const holder = await reader.findOneOrFail(Holder, { id: account.holderId! });
+      const tenant = await reader.findOneOrFail(Tenant, { id: account.tenantId });
+      return { ispb: BANK_ISPB, institution: tenant.name, name: holder.name, document: holder.document, branch: account.agency, account: account.number, accountType: 'CACC' };
+    },
+
+    fetchDocument(url: URL) {
+      // The platform's own documents are read where it serves them (plain http in development); any other through the guard.
+      return isPublishedHere(options.publicBaseUrl, url) ? fetchOwn(servedAt(options.publicBaseUrl, url)) : fetchGuarded(url);
     },
 
     async submitPayout(p: PayoutSubmission): Promise<void> {
+      const txid = ownCharge(p.charge);
+      if (txid) return deliverToCharge(p, txid);
       const rule = SANDBOX_OUTCOMES[Number(p.amountCents % 100n) as keyof typeof SANDBOX_OUTCOMES];
       const refund = rule && 'refund' in rule ? (rule.refund === 'total' ? p.amountCents : p.amountCents / 2n) : 0n;
       await em().execute(
@@ -74,8 +155,8 @@ export function sandboxPsp(em: () => EntityManager, settleMs: number): PixProvid
          values (?, ?, ?, ?, ?, ?, ?, now() + ? * interval '1 millisecond', ${refund > 0n ? "now() + 2 * ? * interval '1 millisecond'" : 'null'})
          on conflict (payout_id) do nothing`,
         [
-          p.payoutId, p.amountCents.toString(), pixEndToEndId('00000000'), rule?.outcome ?? 'POSTED', rule && 'reason' in rule ? rule.reason : null,
-          refund.toString(), refund > 0n ? pixEndToEndId(SANDBOX_PSP.ispb) : null, settleMs, ...(refund > 0n ? [settleMs] : []),
+          p.payoutId, p.amountCents.toString(), pixEndToEndId(BANK_ISPB), rule?.outcome ?? 'POSTED', rule && 'reason' in rule ? rule.reason : null,
+          refund.toString(), refund > 0n ? pixEndToEndId(SANDBOX_PSP.ispb) : null, options.settleMs, ...(refund > 0n ? [options.settleMs] : []),
         ],
       );
     },

@@ -1,0 +1,157 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { isoUtc } from '../shared/pagination.ts';
+import type { PixKeyType } from './keys.ts';
+import type { Beneficiary } from './provider.ts';
+
+/**
+ * The `pix_payout` table: every SQL statement that reads or writes a Pix payout, and the statements that move its
+ * movements through the payout's states. Callers hold the transaction; `lockPayout` serializes the steps of one payout.
+ */
+
+export type PayoutChannel = 'PIX_OUT' | 'QR_CODE_OUT';
+/** Where a payout stands: REQUESTED (recorded, not debited), REJECTED (refused before any debit), then as the provider says. */
+export type PixPayoutState = 'REQUESTED' | 'REJECTED' | 'PROCESSING' | 'POSTED' | 'FAILED' | 'CANCELLED' | 'REFUNDED';
+
+/** What the payer scanned, for a QR Code payout; `location` only for a dynamic code (its charge's payload URL). */
+export interface PayoutQr {
+  txid: string | null;
+  merchantName: string;
+  merchantCity: string;
+  location?: string;
+}
+
+export interface PixPayout {
+  id: string;
+  tenantId: string;
+  accountId: string;
+  channel: PayoutChannel;
+  amountCents: bigint;
+  /** Decided with the debit; null while REQUESTED. */
+  feeCents: bigint | null;
+  pixKey: string;
+  pixKeyType: PixKeyType;
+  beneficiary: Beneficiary;
+  qr: PayoutQr | null;
+  description: string;
+  requestHash: string;
+  state: PixPayoutState;
+  reason: string | null;
+  movementId: string | null;
+  endToEndId: string | null;
+  refundedCents: bigint;
+  /** ISO 8601 UTC. */
+  createdAt: string;
+}
+
+interface PixPayoutRow {
+  id: string;
+  tenant_id: string;
+  account_id: string;
+  channel: PayoutChannel;
+  amount_cents: string;
+  fee_cents: string | null;
+  pix_key: string;
+  pix_key_type: PixKeyType;
+  beneficiary: Beneficiary;
+  qr: PayoutQr | null;
+  description: string;
+  request_hash: string;
+  status: PixPayoutState;
+  reason: string | null;
+  movement_id: string | null;
+  end_to_end_id: string | null;
+  refunded_cents: string;
+  created_at: string;
+}
+
+const COLUMNS = `p.id, p.tenant_id, p.account_id, p.channel, p.amount_cents::text as amount_cents, p.fee_cents::text as fee_cents, p.pix_key,
+  p.pix_key_type, p.beneficiary, p.qr, p.description, p.request_hash, p.status, p.reason, p.movement_id, p.end_to_end_id,
+  p.refunded_cents::text as refunded_cents, ${isoUtc('p.created_at')} as created_at`;
+
+function toPixPayout(r: PixPayoutRow): PixPayout {
+  return {
+    id: r.id,
+    tenantId: r.tenant_id,
+    accountId: r.account_id,
+    channel: r.channel,
+    amountCents: BigInt(r.amount_cents),
+    feeCents: r.fee_cents === null ? null : BigInt(r.fee_cents),
+    pixKey: r.pix_key,
+    pixKeyType: r.pix_key_type,
+    beneficiary: r.beneficiary,
+    qr: r.qr,
+    description: r.description,
+    requestHash: r.request_hash,
+    state: r.status,
+    reason: r.reason,
+    movementId: r.movement_id,
+    endToEndId: r.end_to_end_id,
+    refundedCents: BigInt(r.refunded_cents),
+    createdAt: r.created_at,
+  };
+}
+
+async function one(em: EntityManager, sql: string, params: unknown[]): Promise<PixPayout | null> {
+  const [row] = await em.execute<PixPayoutRow[]>(sql, params);
+  return row ? toPixPayout(row) : null;
+}
+
+export type NewPayout = Pick<PixPayout, 'id' | 'tenantId' | 'accountId' | 'channel' | 'amountCents' | 'pixKey' | 'pixKeyType' | 'beneficiary' | 'qr' | 'description' | 'requestHash'> & {
+  idempotencyKey: string;
+};
+
+/** Inserts the REQUESTED payout; answers false when its id (account and Idempotency-Key) was recorded already. */
+export async function insertPayout(em: EntityManager, p: NewPayout): Promise<boolean> {
+  const inserted = await em.execute<{ id: string }[]>(
+    `insert into pix_payout (id, tenant_id, account_id, channel, amount_cents, pix_key, pix_key_type, beneficiary, qr, description, idempotency_key, request_hash, status)
+     values (?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?, ?, ?, 'REQUESTED')
+     on conflict do nothing returning id`,
+    [p.id, p.tenantId, p.accountId, p.channel, p.amountCents.toString(), p.pixKey, p.pixKeyType, JSON.stringify(p.beneficiary), p.qr ? JSON.stringify(p.qr) : null, p.description, p.idempotencyKey, p.requestHash],
+  );
+  return inserted.length > 0;
+}
+
+export const findPayout = (em: EntityManager, payoutId: string) => one(em, `select ${COLUMNS} from pix_payout p where p.id = ?`, [payoutId]);
+
+/** The payout of an account's Idempotency-Key, if a request under that key was recorded. */
+export const findPayoutByKey = (em: EntityManager, accountId: string, idempotencyKey: string) =>
+  one(em, `select ${COLUMNS} from pix_payout p where p.account_id = ? and p.idempotency_key = ?`, [accountId, idempotencyKey]);
+
+/** The payout, locked for the rest of the transaction: the steps of one payout run one after the other. */
+export async function lockPayout(em: EntityManager, payoutId: string): Promise<PixPayout> {
+  const payout = await one(em, `select ${COLUMNS} from pix_payout p where p.id = ? for update`, [payoutId]);
+  if (!payout) throw new Error(`unknown payout ${payoutId}`);
+  return payout;
+}
+
+export async function markPayoutRejected(em: EntityManager, payoutId: string, reason: string, feeCents: bigint): Promise<PixPayout> {
+  return (await one(em, `update pix_payout p set status = 'REJECTED', reason = ?, fee_cents = ? where p.id = ? returning ${COLUMNS}`, [reason, feeCents.toString(), payoutId]))!;
+}
+
+export async function markPayoutDebited(em: EntityManager, payoutId: string, feeCents: bigint, movementId: string): Promise<PixPayout> {
+  return (await one(em, `update pix_payout p set status = 'PROCESSING', fee_cents = ?, movement_id = ? where p.id = ? returning ${COLUMNS}`, [feeCents.toString(), movementId, payoutId]))!;
+}
+
+/** POSTED: the payer's debit and the settlement account's credit are done, with the end-to-end id and payment date. */
+export async function markPayoutPosted(em: EntityManager, payout: PixPayout, endToEndId: string, settledAt: Date, paymentDate: string): Promise<void> {
+  await em.execute(
+    `update movement set payout_status = 'POSTED', status = 'DONE', status_external = 'SUCCESS', end_to_end_id = ?,
+            metadata = metadata || jsonb_build_object('endToEndId', ?::text, 'paymentDate', ?::text)
+      where id = ?`,
+    [endToEndId, endToEndId, paymentDate, payout.movementId],
+  );
+  await em.execute(`update movement set status = 'DONE', status_external = 'SUCCESS', end_to_end_id = ? where operation_id = ? and source = 'SETTLEMENT'`, [endToEndId, payout.id]);
+  await em.execute(`update pix_payout set status = 'POSTED', end_to_end_id = ?, settled_at = ? where id = ?`, [endToEndId, settledAt, payout.id]);
+}
+
+/** FAILED or CANCELLED at the provider: the debit and the settlement account's credit are marked failed. */
+export async function markPayoutReversed(em: EntityManager, payout: PixPayout, state: 'FAILED' | 'CANCELLED', reason: string): Promise<void> {
+  await em.execute(`update movement set payout_status = ?, status = 'FAILED', status_external = 'FAILURE' where id = ?`, [state, payout.movementId]);
+  await em.execute(`update movement set status = 'FAILED', status_external = 'FAILURE' where operation_id = ? and source = 'SETTLEMENT'`, [payout.id]);
+  await em.execute('update pix_payout set status = ?, reason = ? where id = ?', [state, reason, payout.id]);
+}
+
+export async function markPayoutRefunded(em: EntityManager, payout: PixPayout, refundedCents: bigint): Promise<void> {
+  await em.execute(`update movement set payout_status = 'REFUNDED' where id = ?`, [payout.movementId]);
+  await em.execute(`update pix_payout set status = 'REFUNDED', refunded_cents = ? where id = ?`, [refundedCents.toString(), payout.id]);
+}
