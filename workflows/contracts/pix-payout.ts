@@ -16,7 +16,21 @@ export interface PixPayoutInput {
   payoutId: string;
   pollMs: number;
   refundWatchMs: number;
+  /** Provider queries in one run before it continues as new (default `PAYOUT_POLLS_PER_RUN` in the workflow). */
+  pollsPerRun?: number;
+  /** Only in a run that continues an earlier one: the debit's answer and where the follow-up stopped. */
+  resume?: PayoutResume;
 }
+
+/** What a run passes to the next one when it continues as new (the debit and submission are never repeated). */
+export interface PayoutResume {
+  /** Still answers `payoutOpened` (a retried payment request joins whichever run is current). */
+  opening: PayoutOpening;
+  followUp: PayoutFollowUp;
+}
+
+/** A debited payout's follow-up: waiting for the provider to settle it, or watching the settled payout for a refund. */
+export type PayoutFollowUp = { phase: 'SETTLING' } | { phase: 'WATCHING_REFUND'; settledAt: string; nextWaitMs: number };
 
 /** The payment request waits on this: it returns once the debit is decided (PROCESSING or REJECTED). */
 export const payoutOpened = defineUpdate<PayoutOpening>('payoutOpened');

@@ -1,0 +1,230 @@
+/**
+ * The Pix posting rules, in process: incoming Pix, a payout's debit, settlement, reversal and refund, and the posting
+ * guards every one of them goes through (`postMovements`), called directly on the run's database. Every test has a
+ * tenant of its own, whose ledger must still be consistent and sum to zero afterwards.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, afterEach, beforeAll, describe, expect, test } from '@jest/globals';
+import { Account } from '../../src/accounts/entities.ts';
+import { feeRevenueAccountId, InsufficientBalance, lockAccounts, postMovements, settlementAccountId, type MovementInput } from '../../src/ledger/posting.ts';
+import type { Orm } from '../../src/persistence/orm.ts';
+import { receivePix } from '../../src/pix/incoming.ts';
+import { openPayout, recordPayout, refundPayout, reversePayout, settlePayout } from '../../src/pix/payouts.ts';
+import { closeDb, sql } from '../support/db.ts';
+import { balanceOf, expectLedgerConsistent } from '../support/ledger.ts';
+import { tenantState } from '../support/tenant-state.ts';
+import { fund, newTenant, onboardedHolder, openTestOrm, type HolderAccount } from './support/accounts.ts';
+
+const RECEIVE_FEE = 10n;
+const SEND_FEE = 100n;
+
+let orm: Orm;
+const tenants: string[] = [];
+beforeAll(async () => {
+  orm = await openTestOrm();
+});
+afterEach(async () => {
+  for (const tenantId of tenants.splice(0)) await expectLedgerConsistent(tenantId);
+});
+afterAll(async () => {
+  await orm?.close();
+  await closeDb();
+});
+
+interface World {
+  tenantId: string;
+  holder: HolderAccount;
+  settlementId: string;
+  revenueId: string;
+}
+
+/** A tenant charging R$ 0,10 per Pix received and R$ 1,00 per Pix sent, and a holder who received R$ 100,00. */
+async function world(): Promise<World> {
+  const em = orm.em.fork();
+  const tenantId = await newTenant(em, { pixIn: RECEIVE_FEE, pixOut: SEND_FEE });
+  tenants.push(tenantId);
+  const holder = await onboardedHolder(em, tenantId);
+  await fund(em, tenantId, holder.accountId, 10_000n);
+  return { tenantId, holder, settlementId: await settlementAccountId(em, tenantId), revenueId: await feeRevenueAccountId(em, tenantId) };
+}
+
+const balances = async (w: World) => ({
+  holder: await balanceOf(w.holder.accountId),
+  settlement: await balanceOf(w.settlementId),
+  revenue: await balanceOf(w.revenueId),
+});
+
+/** What the world starts with: the incoming R$ 100,00 came from the settlement account, its fee went to revenue. */
+const AFTER_FUNDING = { holder: 10_000n - RECEIVE_FEE, settlement: -10_000n, revenue: RECEIVE_FEE };
+
+async function payout(w: World, amountCents: bigint): Promise<string> {
+  const em = orm.em.fork();
+  const account = await em.findOneOrFail(Account, { id: w.holder.accountId });
+  const { payoutId } = await recordPayout(em, 'test-pepper', {
+    tenantId: w.tenantId,
+    account,
+    channel: 'PIX_OUT',
+    amountCents,
+    pixKey: 'joao@example.com',
+    pixKeyType: 'EMAIL',
+    beneficiary: { ispb: '87654321', name: 'João Recebedor', document: '12345678909', institution: 'Outro Banco', branch: '0002', account: '99887766', accountType: 'CACC' },
+    qr: null,
+    description: 'Pix para João',
+    idempotencyKey: randomUUID(),
+  });
+  return payoutId;
+}
+
+const payoutStatus = async (payoutId: string) => (await sql('select status, reason from pix_payout where id = $1', [payoutId]))[0];
+const movementsOf = (payoutId: string) =>
+  sql<{ source: string; status: string; payout_status: string | null }>(
+    `select source, status, payout_status from movement where operation_id = $1 order by source`,
+    [payoutId],
+  );
+
+describe('incoming Pix', () => {
+  test('the amount comes from the settlement account; the receive fee goes to revenue', async () => {
+    const w = await world();
+    expect(await balances(w)).toEqual(AFTER_FUNDING);
+    const entries = await sql<{ source: string; kind: string; amount: string }>(
+      `select m.source, e.kind, e.amount_cents::text as amount from movement m join ledger_entry e on e.movement_id = m.id
+        where m.tenant_id = $1 order by m.source, e.line`,
+      [w.tenantId],
+    );
+    expect(entries).toEqual([
+      { source: 'FEE_REVENUE', kind: 'FEE', amount: '10' },
+      { source: 'PIX_IN', kind: 'PRIMARY', amount: '10000' },
+      { source: 'PIX_IN', kind: 'FEE', amount: '-10' },
+      { source: 'SETTLEMENT', kind: 'PRIMARY', amount: '-10000' },
+    ]);
+  });
+
+  test('an amount not above the receive fee, or an account not APPROVED, is refused and writes nothing', async () => {
+    const w = await world();
+    const before = await tenantState(w.tenantId);
+    const payer = { name: 'Pagador', document: '12345678909', ispb: '12345678', institution: 'Banco', branch: '0001', account: '1' };
+    await expect(receivePix(orm.em.fork(), { tenantId: w.tenantId, accountId: w.holder.accountId, amountCents: RECEIVE_FEE, payer })).rejects.toMatchObject({
+      code: 'AMOUNT_BELOW_RECEIVE_FEE',
+    });
+    await orm.em.fork().nativeUpdate(Account, { id: w.holder.accountId }, { status: 'REJECTED' });
+    const rejected = await tenantState(w.tenantId);
+    await expect(receivePix(orm.em.fork(), { tenantId: w.tenantId, accountId: w.holder.accountId, amountCents: 500n, payer })).rejects.toMatchObject({
+      code: 'ACCOUNT_NOT_APPROVED',
+    });
+    expect(before.counts).toEqual(rejected.counts);
+    expect(await tenantState(w.tenantId)).toEqual(rejected);
+  });
+});
+
+describe('a payout', () => {
+  test('its debit takes amount and fee at once (PROCESSING); the provider settles it: POSTED, and nothing more moves', async () => {
+    const w = await world();
+    const payoutId = await payout(w, 1_500n);
+    expect(await openPayout(orm.em.fork(), payoutId)).toMatchObject({ payoutId, status: 'PROCESSING', amountCents: '1500', feeCents: '100', reason: null });
+    const debited = { holder: AFTER_FUNDING.holder - 1_500n - SEND_FEE, settlement: AFTER_FUNDING.settlement + 1_500n, revenue: AFTER_FUNDING.revenue + SEND_FEE };
+    expect(await balances(w)).toEqual(debited);
+    expect(await movementsOf(payoutId)).toEqual([
+      { source: 'FEE_REVENUE', status: 'DONE', payout_status: null },
+      { source: 'PIX_OUT', status: 'PENDING', payout_status: 'PROCESSING' },
+      { source: 'SETTLEMENT', status: 'PENDING', payout_status: null },
+    ]);
+    expect(await openPayout(orm.em.fork(), payoutId)).toMatchObject({ status: 'PROCESSING' });
+
+    await settlePayout(orm.em.fork(), payoutId, { state: 'POSTED', endToEndId: 'E12345678202601021200abcdefghijk', settledAt: new Date().toISOString(), refund: null });
+    expect(await payoutStatus(payoutId)).toEqual({ status: 'POSTED', reason: null });
+    expect(await movementsOf(payoutId)).toEqual([
+      { source: 'FEE_REVENUE', status: 'DONE', payout_status: null },
+      { source: 'PIX_OUT', status: 'DONE', payout_status: 'POSTED' },
+      { source: 'SETTLEMENT', status: 'DONE', payout_status: null },
+    ]);
+    expect(await balances(w)).toEqual(debited);
+  });
+
+  test('a balance that covers the amount but not the fee: REJECTED with INSUFFICIENT_BALANCE, nothing moves', async () => {
+    const w = await world();
+    const payoutId = await payout(w, AFTER_FUNDING.holder - SEND_FEE + 1n);
+    expect(await openPayout(orm.em.fork(), payoutId)).toMatchObject({ status: 'REJECTED', reason: 'INSUFFICIENT_BALANCE' });
+    expect(await balances(w)).toEqual(AFTER_FUNDING);
+    expect(await movementsOf(payoutId)).toEqual([]);
+  });
+
+  test('FAILED at the provider: amount and fee return as a reversal, once', async () => {
+    const w = await world();
+    const payoutId = await payout(w, 1_500n);
+    await openPayout(orm.em.fork(), payoutId);
+    const failed = { state: 'FAILED', endToEndId: 'E12345678202601021200abcdefghijk', reason: 'Conta destino encerrada' } as const;
+    await reversePayout(orm.em.fork(), payoutId, failed);
+    await reversePayout(orm.em.fork(), payoutId, failed);
+    expect(await payoutStatus(payoutId)).toEqual({ status: 'FAILED', reason: 'Conta destino encerrada' });
+    expect(await balances(w)).toEqual(AFTER_FUNDING);
+    const reversal = await sql<{ account_id: string; kind: string; amount: string }>(
+      `select m.account_id, e.kind, e.amount_cents::text as amount from movement m join ledger_entry e on e.movement_id = m.id
+        where m.operation_id = $1 order by e.amount_cents`,
+      [`${payoutId}:reversal`],
+    );
+    expect(reversal).toEqual([
+      { account_id: w.settlementId, kind: 'REVERSAL', amount: '-1500' },
+      { account_id: w.revenueId, kind: 'REVERSAL', amount: '-100' },
+      { account_id: w.holder.accountId, kind: 'REVERSAL', amount: '100' },
+      { account_id: w.holder.accountId, kind: 'REVERSAL', amount: '1500' },
+    ]);
+  });
+
+  test('refunded after settlement: the refunded amount (not the fee) is credited back, once', async () => {
+    const w = await world();
+    const payoutId = await payout(w, 1_500n);
+    await openPayout(orm.em.fork(), payoutId);
+    await settlePayout(orm.em.fork(), payoutId, { state: 'POSTED', endToEndId: 'E12345678202601021200abcdefghijk', settledAt: new Date().toISOString(), refund: null });
+    const refund = { endToEndId: 'D12345678202601021205abcdefghijk', amountCents: '500', refundedAt: new Date().toISOString() };
+    await refundPayout(orm.em.fork(), payoutId, refund);
+    await refundPayout(orm.em.fork(), payoutId, refund);
+    expect(await payoutStatus(payoutId)).toMatchObject({ status: 'REFUNDED' });
+    expect(await balances(w)).toEqual({
+      holder: AFTER_FUNDING.holder - 1_500n - SEND_FEE + 500n,
+      settlement: AFTER_FUNDING.settlement + 1_500n - 500n,
+      revenue: AFTER_FUNDING.revenue + SEND_FEE,
+    });
+  });
+});
+
+describe('postMovements, the guard of every Pix posting', () => {
+  const line = (w: World, accountId: string, amountCents: bigint): MovementInput => ({
+    accountId,
+    tenantId: w.tenantId,
+    operationId: `guard-${randomUUID()}`,
+    source: 'SETTLEMENT',
+    channel: 'PIX',
+    direction: amountCents < 0n ? 'DEBIT' : 'CREDIT',
+    status: 'DONE',
+    payoutStatus: null,
+    statusExternal: 'SUCCESS',
+    amountCents: amountCents < 0n ? -amountCents : amountCents,
+    feeCents: 0n,
+    description: 'guard',
+    externalRef: null,
+    endToEndId: null,
+    reversesMovementId: null,
+    metadata: {},
+    lines: [{ kind: 'PRIMARY', amountCents }],
+  });
+
+  const post = (w: World, movements: (w: World) => MovementInput[]) =>
+    orm.em.fork().transactional(async (tx) => postMovements(tx, await lockAccounts(tx, [w.holder.accountId, w.settlementId]), movements(w)));
+
+  test('lines that do not sum to zero are refused before anything is written', async () => {
+    const w = await world();
+    const before = await tenantState(w.tenantId);
+    await expect(post(w, (v) => [line(v, v.settlementId, -100n), line(v, v.holder.accountId, 99n)])).rejects.toThrow('unbalanced posting: lines sum to -1');
+    expect(await tenantState(w.tenantId)).toEqual(before);
+  });
+
+  test('a holder balance may not go below zero; the settlement account may', async () => {
+    const w = await world();
+    const before = await tenantState(w.tenantId);
+    const overdraw = (v: World) => [line(v, v.holder.accountId, -(AFTER_FUNDING.holder + 1n)), line(v, v.settlementId, AFTER_FUNDING.holder + 1n)];
+    await expect(post(w, overdraw)).rejects.toBeInstanceOf(InsufficientBalance);
+    expect(await tenantState(w.tenantId)).toEqual(before);
+    await post(w, (v) => [line(v, v.settlementId, -500n), line(v, v.holder.accountId, 500n)]);
+    expect(await balances(w)).toEqual({ ...AFTER_FUNDING, holder: AFTER_FUNDING.holder + 500n, settlement: AFTER_FUNDING.settlement - 500n });
+  });
+});

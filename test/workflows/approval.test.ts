@@ -1,0 +1,85 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, expect, test } from '@jest/globals';
+import { WorkflowUpdateFailedError, WorkflowUpdateStage } from '@temporalio/client';
+import { startWorkflow } from '../../src/temporal/workflow-start.ts';
+import { approvalStart, decide } from '../../workflows/contracts/approval.ts';
+import { pixPayoutWorkflowId } from '../../workflows/contracts/pix-payout.ts';
+import { approvalDecided, approvalExpires, approvalStubs, executedPayout, executedTev, refusedPayout } from './scenarios/approval.ts';
+import { startHarness, type WorkflowHarness } from './support/harness.ts';
+import { ActivityLog } from './support/stubs.ts';
+
+let h: WorkflowHarness;
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(async () => {
+  await h?.teardown();
+});
+
+test('nobody decides: the request expires at its deadline', async () => {
+  const run = await approvalExpires(h);
+  expect(run.result).toBe('EXPIRED');
+  expect(run.log.list()).toEqual([['closeApproval', run.requestId, 'EXPIRED', null]]);
+  // A durable timer to `expiresAt`, not a poll: nothing happens before it.
+  expect(run.log.calls[0]!.at).toBeGreaterThanOrEqual(Date.parse(run.expiresAt) - 100);
+});
+
+test('rejected: the request closes REJECTED and no payment runs', async () => {
+  const run = await approvalDecided(h, false);
+  expect(run.result).toBe('REJECTED');
+  expect(run.log.list()).toEqual([['closeApproval', run.requestId, 'REJECTED', null]]);
+});
+
+test('approved TEV: the payment runs once, then the request closes EXECUTED with its operation', async () => {
+  const executed = executedTev();
+  const run = await approvalDecided(h, true, executed);
+  expect(run.result).toBe('EXECUTED');
+  expect(run.log.list()).toEqual([
+    ['approveAndExecute', run.requestId],
+    ['closeApproval', run.requestId, 'EXECUTED', { operationId: executed.operationId, reason: null }],
+  ]);
+  expect(run.workflowIds).toHaveLength(1);
+});
+
+test('approved Pix payout: its settlement starts as a child on the same queue and settles after the approval closes', async () => {
+  const executed = executedPayout();
+  const run = await approvalDecided(h, true, executed);
+  expect(run.result).toBe('EXECUTED');
+  expect(run.workflowIds).toEqual([expect.stringMatching(/^approval-/), pixPayoutWorkflowId(executed.payout!.payoutId)]);
+  const payoutId = executed.payout!.payoutId;
+  expect(run.log.names().slice(0, 4)).toEqual(['approveAndExecute', 'closeApproval', 'openPixPayout', 'submitPixPayout']);
+  expect(run.log.calls.filter((c) => c.name === 'settlePixPayout').map((c) => c.args[0])).toEqual([payoutId]);
+  const payout = h.client.workflow.getHandle(pixPayoutWorkflowId(payoutId));
+  expect((await payout.describe()).parentExecution?.workflowId).toBe(run.workflowIds[0]);
+});
+
+test('approved but refused (the balance no longer covers it): FAILED with the reason, no settlement started', async () => {
+  const executed = refusedPayout();
+  const run = await approvalDecided(h, true, executed);
+  expect(run.result).toBe('FAILED');
+  expect(run.log.list()).toEqual([
+    ['approveAndExecute', run.requestId],
+    ['closeApproval', run.requestId, 'FAILED', { operationId: executed.operationId, reason: 'INSUFFICIENT_BALANCE' }],
+  ]);
+  await expect(h.client.workflow.getHandle(pixPayoutWorkflowId(executed.payout!.payoutId)).describe()).rejects.toThrow();
+});
+
+test('only the first decision counts: a second one, while the payment runs, is refused by the validator', async () => {
+  const log = new ActivityLog();
+  let release!: () => void;
+  const paymentRunning = new Promise<void>((resolve) => (release = resolve));
+  const stubs = approvalStubs(log, executedTev());
+  const slowPayment = { ...stubs, approveAndExecute: async (id: string) => (await paymentRunning, stubs.approveAndExecute(id)) };
+  await h.withWorker(slowPayment, async (taskQueue) => {
+    const start = approvalStart({ requestId: randomUUID(), tenantId: randomUUID(), accountId: randomUUID(), expiresAt: new Date(Date.now() + 3_600_000).toISOString() });
+    await startWorkflow(h.client, taskQueue, start);
+    const handle = h.client.workflow.getHandle(start.workflowId);
+    const first = await handle.startUpdate(decide, { args: [{ approve: true }], waitForStage: WorkflowUpdateStage.ACCEPTED });
+    const second = handle.executeUpdate(decide, { args: [{ approve: false }] });
+    await expect(second).rejects.toBeInstanceOf(WorkflowUpdateFailedError);
+    await expect(second).rejects.toMatchObject({ cause: { message: 'APPROVAL_ALREADY_DECIDED' } });
+    release();
+    expect(await first.result()).toBe('EXECUTED');
+  });
+  expect(log.names()).toEqual(['approveAndExecute', 'closeApproval']);
+});

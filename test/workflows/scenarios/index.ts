@@ -1,0 +1,32 @@
+/** Every scenario whose histories are checked in (test/workflows/histories), by the name its files start with. */
+import type { ScenarioRun, WorkflowHarness } from '../support/harness.ts';
+import { approvalDecided, approvalExpires, executedPayout, executedTev, refusedPayout } from './approval.ts';
+import { kycResultFirst, kycThroughThePage } from './onboarding.ts';
+import { chargeExpires, chargePaidEarly } from './pix-charge.ts';
+import { payoutFails, payoutOutlastsRuns, payoutRefunded, payoutRejected, payoutSettles } from './pix-payout.ts';
+import { probeAnswers } from './probe.ts';
+import { outcomeUnknown, sandboxDone, sandboxFailed } from './tev.ts';
+import { deliveriesBackOff, wakeEndsIdleWait } from './webhook-endpoint.ts';
+
+export const recordedScenarios: Record<string, (h: WorkflowHarness) => Promise<ScenarioRun<unknown>>> = {
+  'approval-expires': approvalExpires,
+  'approval-rejected': (h) => approvalDecided(h, false),
+  'approval-executes-tev': (h) => approvalDecided(h, true, executedTev()),
+  'approval-executes-pix-payout': (h) => approvalDecided(h, true, executedPayout()),
+  'approval-payment-refused': (h) => approvalDecided(h, true, refusedPayout()),
+  'onboarding-through-the-page': (h) => kycThroughThePage(h, { approved: true, phone: '+5511987654321' }),
+  'onboarding-rejected-first': (h) => kycResultFirst(h, { approved: false, reason: 'Documento ilegível' }),
+  'pix-charge-expires': chargeExpires,
+  'pix-charge-paid': chargePaidEarly,
+  'pix-payout-rejected': payoutRejected,
+  'pix-payout-settles': payoutSettles,
+  'pix-payout-refunded': payoutRefunded,
+  'pix-payout-failed': (h) => payoutFails(h, 'FAILED'),
+  'pix-payout-outlasts-runs': payoutOutlastsRuns,
+  probe: probeAnswers,
+  'tev-sandbox-done': sandboxDone,
+  'tev-sandbox-failed': sandboxFailed,
+  'tev-outcome-unknown': outcomeUnknown,
+  'webhook-endpoint-backs-off': deliveriesBackOff,
+  'webhook-endpoint-woken': wakeEndsIdleWait,
+};
