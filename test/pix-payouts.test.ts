@@ -181,16 +181,19 @@ describe('Pix by QR Code', () => {
     expect(mismatch.body.details[0].path).toBe('body.amount');
   });
 
-  test('a corrupted code is 400 naming the problem; a dynamic code is 422', async () => {
+  test('a corrupted code is 400 naming the problem; a dynamic code whose location cannot be read is 422', async () => {
     const good = code(1000n);
     const badCrc = `${good.slice(0, -1)}${good.endsWith('0') ? '1' : '0'}`;
     const res = await payQr({ qrCode: badCrc });
     expect(res.status).toBe(400);
     expect(res.body.message).toMatch(/CRC16 mismatch/);
     expect((await payQr({ qrCode: 'not a code' })).status).toBe(400);
-    const dynamic = buildBrCode({ url: 'pix.example.com/qr/v2/9d36b84f-c70b-478f-b95c-12729b90ca25', merchantName: 'Loja', merchantCity: 'Rio' });
+    // `.invalid` never resolves (RFC 2606): the payload cannot be fetched, so nothing can be paid.
+    const before = await balanceOf(alice.account.id);
+    const dynamic = buildBrCode({ url: 'pix.invalid/qr/v2/9d36b84f-c70b-478f-b95c-12729b90ca25', merchantName: 'Loja', merchantCity: 'Rio' });
     const dyn = await payQr({ qrCode: dynamic, amount: 1 });
     expect(dyn.status).toBe(422);
-    expect(dyn.body.code).toBe('DYNAMIC_QR_NOT_SUPPORTED');
+    expect(dyn.body.code).toBe('QR_LOCATION_UNAVAILABLE');
+    expect(await balanceOf(alice.account.id)).toBe(before);
   });
 });
