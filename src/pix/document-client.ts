@@ -36,8 +36,7 @@ export function pixDocumentClient(options: { guard: boolean }): (url: URL) => Pr
         }
         chunks.push(chunk as Buffer);
       }
-      const contentType = String(res.headers['content-type'] ?? '');
-      return { ok: true, status: res.statusCode, contentType, body: Buffer.concat(chunks).toString('utf8') };
+      return { ok: true, status: res.statusCode, body: Buffer.concat(chunks).toString('utf8') };
     } catch (err) {
       const cause = err instanceof Error && err.cause instanceof Error ? err.cause : err;
       const reason = cause instanceof Error ? ((cause as NodeJS.ErrnoException).code === 'EFORBIDDENADDRESS' ? 'it resolves to a private address' : cause.message) : String(cause);

@@ -93,14 +93,14 @@ export async function payQrCode(ctx: PixPaymentContext, r: QrCodePayment): Promi
 }
 
 async function payDynamicCode(ctx: PixPaymentContext, r: QrCodePayment, code: BrCode & { url: string }): Promise<PaymentAnswer> {
+  // The PIN first: the platform fetches a code's location only for a holder allowed to pay.
+  await authorizeWrite(r.auth, ctx.services.config, r.pin);
   // A retry must answer what the first request did, even though the charge it paid no longer reads as payable.
   const recorded = await findPayoutByKey(r.auth.em, r.account.id, r.idempotencyKey);
   if (recorded) {
     if (recorded.qr?.location !== code.url || (r.amountCents !== undefined && r.amountCents !== recorded.amountCents)) throw idempotencyConflict();
     return debit(ctx, r, { payoutId: recorded.id, opening: openingOf(recorded), handOff: null }, recorded.amountCents);
   }
-  // The PIN first: the platform fetches a code's location only for a holder allowed to pay.
-  await authorizeWrite(r.auth, ctx.services.config, r.pin);
   const charge = await readScannedCharge(ctx.provider, code, ctx.services.config.publicBaseUrl, new Date());
   const amountCents = scannedChargeAmount(charge, code, r.amountCents);
   const beneficiary = await ctx.provider.resolveChargeReceiver(charge);

@@ -37,7 +37,7 @@ export type ProviderPayoutState =
   | { state: 'FAILED' | 'CANCELLED'; endToEndId: string; reason: string };
 
 /** A public document of the Pix network (a charge's payload, a key set) as fetched: the HTTP answer, or why there is none. */
-export type PixDocument = { ok: true; status: number; contentType: string; body: string } | { ok: false; error: string };
+export type PixDocument = { ok: true; status: number; body: string } | { ok: false; error: string };
 
 /**
  * Everything the platform asks of its Pix provider (PSP). The sandbox simulator implements it; a real PSP adapter
