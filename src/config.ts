@@ -31,6 +31,8 @@ const schema = z
     PORT: port.default(3000),
     API_PORT: port.default(3001),
     PUBLIC_BASE_URL: z.url().optional(),
+    /** Where integrators reach the integration API (the server of its OpenAPI document); default `http://HOST:API_PORT`. */
+    PUBLIC_API_URL: z.url().optional(),
     DATABASE_URL: z
       .url()
       .refine((u) => /^postgres(ql)?:\/\//.test(u), 'must be a postgres:// URL')
@@ -104,7 +106,7 @@ const schema = z
     }
   });
 
-export type Config = z.infer<typeof schema> & { publicBaseUrl: string };
+export type Config = z.infer<typeof schema> & { publicBaseUrl: string; publicApiUrl: string };
 
 export class ConfigError extends Error {
   readonly variables: string[];
@@ -122,7 +124,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = schema.safeParse(present);
   if (!parsed.success) throw new ConfigError(parsed.error.issues);
   const c = parsed.data;
-  return { ...c, publicBaseUrl: (c.PUBLIC_BASE_URL ?? `http://${c.HOST}:${c.PORT}`).replace(/\/$/, '') };
+  return {
+    ...c,
+    publicBaseUrl: (c.PUBLIC_BASE_URL ?? `http://${c.HOST}:${c.PORT}`).replace(/\/$/, ''),
+    publicApiUrl: (c.PUBLIC_API_URL ?? `http://${c.HOST}:${c.API_PORT}`).replace(/\/$/, ''),
+  };
 }
 
 /** For process entry points: a bad environment ends the process with a message naming the variable. */

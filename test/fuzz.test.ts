@@ -63,6 +63,8 @@ beforeAll(async () => {
     'POST /pix/qrcode/payment': {
       body: { ...pay, description: undefined, qrCode: buildBrCode({ pixKey: bob.document, merchantName: 'Padaria', merchantCity: 'Natal', amountCents: null, txid: null }) },
     },
+    'GET /health': {},
+    'GET /onboarding/{requisitionId}': { params: { requisitionId: String(pending.holder.onboardingRequisitionId) } },
     'POST /onboarding/{requisitionId}/complete': { params: { requisitionId: String(pending.holder.onboardingRequisitionId) }, body: { decision: 'APPROVED', reason: 'ok' } },
     'POST /sandbox/pix/incoming': { body: { accountId: alice.account.id, amountCents: '100', payerName: 'Pagador', payerDocument: newCpf() } },
     'POST /sandbox/pix/charges/{txid}/pay': { params: { txid: activeCharge.txid }, body: { payerName: 'Pagador', payerDocument: newCpf(), amountCents: '5000' } },

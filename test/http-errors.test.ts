@@ -3,6 +3,8 @@ import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import { Router } from 'express';
 import { pino } from 'pino';
 import { createHttpApp } from '../src/http/app.ts';
+import { createRegistry } from '../src/http/openapi.ts';
+import { documentOperation } from '../src/http/operation-doc.ts';
 import { AppError } from '../src/shared/errors.ts';
 import { http } from './support/http.ts';
 
@@ -18,8 +20,13 @@ beforeAll(async () => {
   });
   router.get('/stuck', () => new Promise(() => undefined));
   router.get('/conflict', () => {
-    throw new AppError(409, 'SOMETHING_TAKEN', 'That is taken', [{ path: 'body.x', message: 'taken' }]);
+    throw new AppError(409, 'EMAIL_TAKEN', 'That is taken', [{ path: 'body.x', message: 'taken' }]);
   });
+  // The answers are checked against the app's document like any other: its routes say what they answer.
+  const registry = createRegistry('apiKey');
+  for (const [path, errors] of [['/boom', { 500: ['INTERNAL_ERROR'] }], ['/stuck', { 503: ['UNAVAILABLE'] }], ['/conflict', { 409: ['EMAIL_TAKEN'] }]] as const) {
+    documentOperation(registry, { method: 'get', path, operationId: path.slice(1), summary: path, tags: [], security: [[]], responses: {}, errors });
+  }
   const app = createHttpApp({
     name: 'test',
     logger: pino({ level: 'silent' }),
@@ -28,7 +35,8 @@ beforeAll(async () => {
     trustProxy: 'false',
     health: [{ name: 'database', check: async () => { if (!healthy) throw new Error('connection refused'); } }],
     router,
-    openapi: () => ({}),
+    registry,
+    document: { title: 'test', description: 'The error mapping', serverUrl: 'http://127.0.0.1' },
   });
   server = app.listen(0);
   await new Promise((r) => server.once('listening', r));
@@ -54,7 +62,7 @@ test('a request its dependencies leave unanswered gets 503 UNAVAILABLE with the 
 test('an AppError keeps its status, code, message and details', async () => {
   const res = await http('GET', `${url}/conflict`);
   expect(res.status).toBe(409);
-  expect(res.body).toEqual({ code: 'SOMETHING_TAKEN', message: 'That is taken', details: [{ path: 'body.x', message: 'taken' }] });
+  expect(res.body).toEqual({ code: 'EMAIL_TAKEN', message: 'That is taken', details: [{ path: 'body.x', message: 'taken' }] });
 });
 
 test('health is 503 naming the unreachable dependency', async () => {

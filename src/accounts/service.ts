@@ -55,6 +55,8 @@ async function monthlySpending(em: EntityManager, accountIds: string[]): Promise
 
 export interface AccountView {
   id: string;
+  /** The account's id in the integration API (`/v1/pix-accounts/:accountId`), so a holder's integrator can find it. */
+  pixAccountId: string;
   bank: string;
   agency: string;
   number: string;
@@ -77,6 +79,7 @@ export async function accountViews(em: EntityManager, accounts: Account[]): Prom
     const progress = goal > 0n && spent < goal ? Number(((goal - spent) * 10_000n) / goal) / 100 : 0;
     return {
       id: a.id,
+      pixAccountId: a.pixAccountId,
       bank: a.bank,
       agency: a.agency,
       number: a.number,

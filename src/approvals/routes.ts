@@ -1,7 +1,7 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import type { Router } from 'express';
 import { authorizeWrite } from '../accounts/operating.ts';
-import { tenantHeaders } from '../http/common-schemas.ts';
+import { accountNumber, branch, cents, cuid, paginated, tenantHeaders, utcDateTime, uuid } from '../http/common-schemas.ts';
 import type { Authenticator } from '../http/route.ts';
 import { defineRoute } from '../http/route.ts';
 import type { HolderAuth } from '../identity/authenticator.ts';
@@ -10,31 +10,61 @@ import type { Services } from '../services.ts';
 import { AppError } from '../shared/errors.ts';
 import { pageQuery } from '../shared/pagination.ts';
 import { z } from '../shared/zod.ts';
+import { PIX_KEY_TYPES } from '../pix/keys.ts';
 import { approvalView, decideApproval, listForApprover, visibleApproval } from './service.ts';
 
 const STATUSES = ['PENDING', 'APPROVED', 'EXECUTED', 'FAILED', 'REJECTED', 'EXPIRED'] as const;
 
+const approvalRequestId = () => uuid('5b7e9c1d-2f3a-4b8c-9d0e-1a2b3c4d5e6f');
+
 export const ApprovalRequest = z
   .object({
-    approvalRequestId: z.uuid(),
+    approvalRequestId: approvalRequestId(),
     status: z.enum(STATUSES),
     kind: z.enum(['TEV', 'PIX']),
-    accountId: z.uuid(),
-    amountCents: z.string(),
-    destination: z.union([z.object({ branch: z.string(), account: z.string() }), z.object({ pixKey: z.string(), pixKeyType: z.string(), name: z.string() })]),
+    accountId: uuid('8c5e2f1a-7b3d-4c9e-a2f6-1d0b9e8c7a65'),
+    amountCents: cents(),
+    destination: z.union([
+      z.object({ branch: branch(), account: accountNumber() }).openapi('TevDestination'),
+      z.object({ pixKey: z.string(), pixKeyType: z.enum(PIX_KEY_TYPES), name: z.string() }).openapi('PixDestination'),
+    ]),
     description: z.string().nullable(),
     externalRef: z.string().nullable(),
-    createdAt: z.string(),
-    expiresAt: z.string(),
-    decidedAt: z.string().nullable(),
+    createdAt: utcDateTime(),
+    expiresAt: utcDateTime('2026-11-23T13:45:07.123Z'),
+    decidedAt: utcDateTime().nullable(),
     result: z
-      .object({ tevId: z.string().optional(), payoutId: z.string().optional(), status: z.enum(['DONE', 'PROCESSING', 'FAILED']), reason: z.string().nullable() })
+      .object({
+        tevId: cuid().optional(),
+        payoutId: cuid().optional(),
+        status: z.enum(['DONE', 'PROCESSING', 'FAILED']),
+        reason: z.string().nullable().openapi({ description: 'Why the payment was refused, e.g. INSUFFICIENT_BALANCE' }),
+      })
       .nullable()
       .openapi({ description: 'The payment once it ran: a TEV (DONE or FAILED) or a Pix payout (PROCESSING, then read it as a payout; or FAILED)' }),
   })
   .openapi('ApprovalRequest');
 
-export const ApprovalPending = z.object({ approvalRequestId: z.uuid(), status: z.enum(STATUSES), expiresAt: z.string() }).openapi('ApprovalPending');
+const approvalExample = {
+  approvalRequestId: '5b7e9c1d-2f3a-4b8c-9d0e-1a2b3c4d5e6f',
+  status: 'EXECUTED' as const,
+  kind: 'TEV' as const,
+  accountId: '8c5e2f1a-7b3d-4c9e-a2f6-1d0b9e8c7a65',
+  amountCents: '150000',
+  destination: { branch: '0001', account: '1000024' },
+  description: 'Aluguel de novembro',
+  externalRef: null,
+  createdAt: '2026-11-22T13:45:07.123Z',
+  expiresAt: '2026-11-23T13:45:07.123Z',
+  decidedAt: '2026-11-22T14:02:51.480Z',
+  result: { tevId: 't2k7m4q9x1v8c3n6b0z5w7r4', status: 'DONE' as const, reason: null },
+};
+
+export const ApprovalPending = z
+  .object({ approvalRequestId: approvalRequestId(), status: z.enum(STATUSES), expiresAt: utcDateTime('2026-11-23T13:45:07.123Z') })
+  .openapi('ApprovalPending');
+
+export const approvalPendingExample = { approvalRequestId: '5b7e9c1d-2f3a-4b8c-9d0e-1a2b3c4d5e6f', status: 'PENDING' as const, expiresAt: '2026-11-23T13:45:07.123Z' };
 
 const idParams = z.object({ id: z.uuid({ error: 'id must be a UUID' }) });
 
@@ -42,12 +72,19 @@ export function registerApprovalRoutes(router: Router, registry: OpenAPIRegistry
   defineRoute(router, registry, {
     method: 'get',
     path: '/approvals',
+    operationId: 'listApprovals',
     tags: ['Approvals'],
     summary: 'Requests waiting for (or decided by) the calling approver, newest first',
     headers: tenantHeaders,
     auth,
     query: pageQuery.extend({ status: z.enum(STATUSES).optional() }),
-    responses: { 200: { description: 'Requests', schema: z.object({ approvals: z.array(ApprovalRequest), pagination: z.object({ limit: z.number(), nextCursor: z.string().nullable(), hasMore: z.boolean() }) }) } },
+    responses: {
+      200: {
+        description: 'Requests',
+        schema: paginated('approvals', ApprovalRequest),
+        example: { approvals: [approvalExample], pagination: { limit: 20, nextCursor: null, hasMore: false } },
+      },
+    },
     async handler({ auth: a, query }) {
       return { status: 200, body: await listForApprover(a.em, services.config.KEY_PEPPER, a.holder.id, query.status, query.limit, query.cursor) };
     },
@@ -56,12 +93,14 @@ export function registerApprovalRoutes(router: Router, registry: OpenAPIRegistry
   defineRoute(router, registry, {
     method: 'get',
     path: '/approvals/:id',
+    operationId: 'getApproval',
     tags: ['Approvals'],
     summary: 'An approval request (its requester or its approver)',
     headers: tenantHeaders,
     auth,
     params: idParams,
-    responses: { 200: { description: 'The request', schema: ApprovalRequest } },
+    responses: { 200: { description: 'The request', schema: ApprovalRequest, example: approvalExample } },
+    errors: { 404: ['NOT_FOUND'] },
     async handler({ auth: a, params }) {
       return { status: 200, body: approvalView(await visibleApproval(a.em, a.holder, params.id)) };
     },
@@ -71,6 +110,7 @@ export function registerApprovalRoutes(router: Router, registry: OpenAPIRegistry
     defineRoute(router, registry, {
       method: 'post',
       path: `/approvals/:id/${action}`,
+      operationId: approve ? 'approveApproval' : 'rejectApproval',
       tags: ['Approvals'],
       summary: approve ? 'Approve: the payment runs through the same path as an immediate one' : 'Reject: nothing moves',
       description: "The approver's token and PIN. Answers the request in its final state (EXECUTED or FAILED after approval, REJECTED).",
@@ -78,10 +118,21 @@ export function registerApprovalRoutes(router: Router, registry: OpenAPIRegistry
       auth,
       params: idParams,
       body: z.object({ pin: pinSchema.optional() }).openapi('ApprovalDecision'),
+      bodyExample: { pin: '2580' },
       responses: {
-        200: { description: 'Decided', schema: ApprovalRequest },
-        403: { description: 'NOT_APPROVER (the requester), INVALID_PIN' },
-        409: { description: 'APPROVAL_ALREADY_DECIDED (or expired)' },
+        200: {
+          description: 'Decided',
+          schema: ApprovalRequest,
+          example: approve ? approvalExample : { ...approvalExample, status: 'REJECTED' as const, result: null },
+        },
+      },
+      errors: {
+        403: ['NOT_APPROVER', 'PIN_NOT_SET', 'INVALID_PIN'],
+        404: ['NOT_FOUND'],
+        409: ['APPROVAL_ALREADY_DECIDED'],
+        423: ['PIN_LOCKED'],
+        429: ['RATE_LIMITED'],
+        503: ['TEMPORARILY_UNAVAILABLE'],
       },
       async handler({ auth: a, params, body }) {
         const request = await visibleApproval(a.em, a.holder, params.id);

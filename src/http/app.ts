@@ -3,7 +3,12 @@ import express, { type ErrorRequestHandler, type Express, type Router } from 'ex
 import type { Logger } from 'pino';
 import { pinoHttp } from 'pino-http';
 import swaggerUi from 'swagger-ui-express';
+import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { AppError } from '../shared/errors.ts';
+import { z } from '../shared/zod.ts';
+import { documentOperation } from './operation-doc.ts';
+import { generateDocument, REQUEST_ID_PATTERN, type DocumentInfo } from './openapi.ts';
+import { HTTP_LAYER_ERRORS } from './route.ts';
 
 export interface HealthCheck {
   name: string;
@@ -19,10 +24,30 @@ export interface HttpAppOptions {
   requestDeadlineMs: number;
   health: HealthCheck[];
   router: Router;
-  openapi: () => object;
+  /** The routes' registry, completed here with what the app itself serves (/health). */
+  registry: OpenAPIRegistry;
+  document: DocumentInfo;
 }
 
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+/**
+ * The interactive documentation: examples shown, and the credentials entered once in Authorize (X-Tenant-Id and the
+ * bearer token on the holder API) kept across operations and reloads.
+ */
+const SWAGGER_UI_OPTIONS = { persistAuthorization: true, displayRequestDuration: true, tryItOutEnabled: true };
+
+function documentHealth(registry: OpenAPIRegistry): void {
+  documentOperation(registry, {
+    method: 'get',
+    path: '/health',
+    operationId: 'getHealth',
+    summary: 'Whether the API reaches its database and Temporal',
+    description: '503 UNAVAILABLE names each unreachable dependency in `details` (`database`, `temporal`).',
+    tags: ['Health'],
+    security: [[]],
+    responses: { 200: { description: 'Both reachable', schema: z.object({ status: z.literal('ok') }).openapi('Health'), example: { status: 'ok' } } },
+    errors: HTTP_LAYER_ERRORS,
+  });
+}
 
 /** Builds one of the two Express apps with the behaviour both share: ids, logs, limits, health, docs, errors. */
 export function createHttpApp(options: HttpAppOptions): Express {
@@ -38,7 +63,7 @@ export function createHttpApp(options: HttpAppOptions): Express {
       logger,
       genReqId: (req, res) => {
         const given = req.headers['x-request-id'];
-        const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+        const id = typeof given === 'string' && REQUEST_ID_PATTERN.test(given) ? given : randomUUID();
         res.setHeader('X-Request-Id', id);
         return id;
       },
@@ -73,13 +98,23 @@ export function createHttpApp(options: HttpAppOptions): Express {
     if (failures.length === 0) res.status(200).json({ status: 'ok' });
     else res.status(503).json({ code: 'UNAVAILABLE', message: `${options.name} cannot reach its dependencies`, details: failures });
   });
+  documentHealth(options.registry);
   let document: object | undefined;
-  const openapi = () => (document ??= options.openapi());
+  const openapi = () => (document ??= generateDocument(options.registry, options.document));
   app.get('/openapi.json', (_req, res) => {
     res.json(openapi());
   });
-  app.use('/docs', swaggerUi.serve, (req: express.Request, res: express.Response, next: express.NextFunction) =>
-    swaggerUi.setup(openapi(), { customSiteTitle: options.name })(req, res, next),
+  // The page and its init script are this app's own: `swaggerUi.serve` keeps one init script per process, which the
+  // holder and integration apps would overwrite for each other.
+  const docs = { customSiteTitle: options.name, swaggerOptions: SWAGGER_UI_OPTIONS };
+  app.use(
+    '/docs',
+    (req: express.Request & { swaggerDoc?: object }, _res: express.Response, next: express.NextFunction) => {
+      req.swaggerDoc = openapi();
+      next();
+    },
+    swaggerUi.serveFiles(undefined, docs),
+    swaggerUi.setup(undefined, docs),
   );
 
   app.use(options.router);

@@ -12,7 +12,7 @@ import { registerStatementRoutes } from '../statements/routes.ts';
 import { registerHolderTevRoutes } from '../transfers/holder-routes.ts';
 import { createHttpApp } from './app.ts';
 import { dependencyChecks } from './health.ts';
-import { createRegistry, generateDocument } from './openapi.ts';
+import { createRegistry } from './openapi.ts';
 
 /** `{base_url}`: the holder-facing API (JWT bearer tokens, `X-Tenant-Id`, no version prefix). */
 export function createHolderApp(services: Services): Express {
@@ -38,11 +38,11 @@ export function createHolderApp(services: Services): Express {
     trustProxy: services.config.TRUST_PROXY,
     health: dependencyChecks(services),
     router,
-    openapi: () =>
-      generateDocument(registry, {
-        title: 'Banking platform: holder API',
-        description: 'Registration, authentication, PIN, internal transfers (TEV), Pix, statements and payouts for account holders.',
-        serverUrl: services.config.publicBaseUrl,
-      }),
+    registry,
+    document: {
+      title: 'Banking platform: holder API',
+      description: 'Registration, authentication, PIN, internal transfers (TEV), Pix, statements and payouts for account holders.',
+      serverUrl: services.config.publicBaseUrl,
+    },
   });
 }

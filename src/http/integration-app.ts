@@ -5,10 +5,11 @@ import type { Services } from '../services.ts';
 import { apiKeyAuthenticator } from '../tenants/api-key-auth.ts';
 import { registerIntegrationTevRoutes } from '../transfers/integration-routes.ts';
 import { registerWebhookDeliveryRoutes } from '../webhooks/delivery-routes.ts';
+import { documentWebhookEvents } from '../webhooks/event-docs.ts';
 import { registerWebhookRoutes } from '../webhooks/routes.ts';
 import { createHttpApp } from './app.ts';
 import { dependencyChecks } from './health.ts';
-import { createRegistry, generateDocument } from './openapi.ts';
+import { createRegistry } from './openapi.ts';
 
 /** `{api_url}`: the integration API (`/v1`, API-key bearer credential scoped to Pix accounts). */
 export function createIntegrationApp(services: Services): Express {
@@ -20,6 +21,7 @@ export function createIntegrationApp(services: Services): Express {
   registerWebhookRoutes(router, registry, services, auth);
   registerWebhookDeliveryRoutes(router, registry, services, auth);
   registerPixChargeRoutes(router, registry, services, auth);
+  documentWebhookEvents(registry);
   return createHttpApp({
     name: 'Integration API',
     logger: services.logger.child({ app: 'integration' }),
@@ -28,11 +30,11 @@ export function createIntegrationApp(services: Services): Express {
     trustProxy: services.config.TRUST_PROXY,
     health: dependencyChecks(services),
     router,
-    openapi: () =>
-      generateDocument(registry, {
-        title: 'Banking platform: integration API',
-        description: 'Single-step internal transfers, transfer queries, fees and webhook endpoints for integrators.',
-        serverUrl: `http://${services.config.HOST}:${services.config.API_PORT}`,
-      }),
+    registry,
+    document: {
+      title: 'Banking platform: integration API',
+      description: 'Single-step internal transfers, transfer queries, fees and webhook endpoints for integrators.',
+      serverUrl: services.config.publicApiUrl,
+    },
   });
 }

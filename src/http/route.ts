@@ -1,15 +1,19 @@
-import type { OpenAPIRegistry, RouteConfig } from '@asteasolutions/zod-to-openapi';
+import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import type { NextFunction, Request, Response, Router } from 'express';
 import { isStorableText, STORABLE_TEXT_RULE, z } from '../shared/zod.ts';
 import { AppError, validationError, type ErrorDetail } from '../shared/errors.ts';
-import { ErrorBody } from './openapi.ts';
+import type { ErrorsByStatus } from './error-codes.ts';
+import { documentOperation, mergeErrors, type ResponseDoc, type SecurityRequirement } from './operation-doc.ts';
 
 type AnyObject = z.ZodObject<z.ZodRawShape>;
 type Infer<T> = T extends z.ZodType ? z.infer<T> : undefined;
 
 /** How a route proves who is calling; what it returns reaches the handler as `auth`. */
 export interface Authenticator<A> {
+  /** The OpenAPI security scheme it checks. */
   security: string;
+  /** What a refused caller gets. */
+  errors: ErrorsByStatus;
   authenticate(req: Request, headers: Record<string, unknown>): Promise<A>;
 }
 
@@ -23,6 +27,8 @@ export interface RouteSpec<P extends AnyObject | undefined, Q extends AnyObject 
   method: 'get' | 'post' | 'put' | 'patch' | 'delete';
   /** Express form, e.g. `/accounts/:accountId`; the OpenAPI path is derived. */
   path: string;
+  /** The name generated clients give the operation. */
+  operationId: string;
   summary: string;
   description?: string;
   tags: string[];
@@ -30,9 +36,38 @@ export interface RouteSpec<P extends AnyObject | undefined, Q extends AnyObject 
   query?: Q;
   headers?: H;
   body?: B;
+  /** A valid request body, shown in /docs. */
+  bodyExample?: B extends z.ZodType ? z.input<B> : never;
   auth?: Authenticator<A>;
-  responses: Record<number, { description: string; schema?: z.ZodType }>;
+  /**
+   * Alternatives, any one of which is enough. By default: `tenantId` when the route reads X-Tenant-Id, and the
+   * authenticator's scheme; none for a public route.
+   */
+  security?: SecurityRequirement[];
+  /** The answers that are not errors (business outcomes included), each with its body and an example. */
+  responses: Record<number, ResponseDoc>;
+  /** The error codes of this route's own checks, by status; route.ts adds what every route and its authenticator answer. */
+  errors?: ErrorsByStatus;
   handler(input: { params: Infer<P>; query: Infer<Q>; headers: Infer<H>; body: Infer<B>; auth: A; req: Request; res: Response }): Promise<Reply>;
+}
+
+/**
+ * What any request can be answered, whatever the route: a refused input or body (the JSON layer reads a body on every
+ * route), an Accept without JSON, the HTTP server's limits, a failure, or the request deadline.
+ */
+export const HTTP_LAYER_ERRORS: ErrorsByStatus = {
+  400: ['VALIDATION_ERROR'],
+  408: ['REQUEST_TIMEOUT'],
+  413: ['PAYLOAD_TOO_LARGE'],
+  415: ['UNSUPPORTED_MEDIA_TYPE'],
+  431: ['HEADERS_TOO_LARGE'],
+  500: ['INTERNAL_ERROR'],
+  503: ['UNAVAILABLE'],
+};
+const ROUTE_ERRORS = mergeErrors(HTTP_LAYER_ERRORS, { 406: ['NOT_ACCEPTABLE'] });
+
+function defaultSecurity(headers: AnyObject | undefined, auth: Authenticator<unknown> | undefined): SecurityRequirement[] {
+  return [[...(headers && 'x-tenant-id' in headers.shape ? ['tenantId'] : []), ...(auth ? [auth.security] : [])]];
 }
 
 export function issuesToDetails(prefix: string, error: z.ZodError): ErrorDetail[] {
@@ -56,13 +91,6 @@ function assertStorable(values: Record<string, unknown>, where: 'params' | 'quer
   if (refused.length > 0) throw validationError(`Invalid request ${where}`, refused);
 }
 
-const STANDARD_ERRORS: Record<number, string> = {
-  400: 'Invalid input (VALIDATION_ERROR)',
-  401: 'Missing, invalid, expired or revoked credentials',
-  404: 'Not found',
-  500: 'Internal error',
-};
-
 /**
  * Mounts one route: headers are validated first (400), then the caller is authenticated (401), then params,
  * query and body (400). The same zod schemas are registered in the OpenAPI document, so the two cannot drift.
@@ -72,28 +100,10 @@ export function defineRoute<P extends AnyObject | undefined, Q extends AnyObject
   registry: OpenAPIRegistry,
   spec: RouteSpec<P, Q, H, B, A>,
 ): void {
-  const responses: RouteConfig['responses'] = {};
-  for (const [status, r] of Object.entries(spec.responses)) {
-    responses[status] = r.schema ? { description: r.description, content: { 'application/json': { schema: r.schema } } } : { description: r.description };
-  }
-  const errorStatuses = new Set([400, 500, ...(spec.auth ? [401] : []), ...(spec.params ? [404] : [])]);
-  for (const status of errorStatuses) {
-    responses[status] ??= { description: STANDARD_ERRORS[status] ?? 'Error', content: { 'application/json': { schema: ErrorBody } } };
-  }
-  registry.registerPath({
-    method: spec.method,
-    path: spec.path.replace(/:(\w+)/g, '{$1}'),
-    summary: spec.summary,
-    description: spec.description,
-    tags: spec.tags,
-    security: spec.auth ? [{ [spec.auth.security]: [] }] : undefined,
-    request: {
-      params: spec.params as AnyObject | undefined,
-      query: spec.query as AnyObject | undefined,
-      headers: spec.headers as AnyObject | undefined,
-      body: spec.body ? { content: { 'application/json': { schema: spec.body } }, required: true } : undefined,
-    },
-    responses,
+  documentOperation(registry, {
+    ...spec,
+    security: spec.security ?? defaultSecurity(spec.headers, spec.auth as Authenticator<unknown> | undefined),
+    errors: mergeErrors(ROUTE_ERRORS, spec.auth?.errors ?? {}, spec.errors ?? {}),
   });
 
   router[spec.method](spec.path, async (req: Request, res: Response, next: NextFunction) => {

@@ -24,6 +24,7 @@ export interface HolderAuth {
 export function holderAuthenticator({ config, orm, credentials }: Services): Authenticator<HolderAuth> {
   return {
     security: 'holderJwt',
+    errors: { 401: ['UNAUTHORIZED', 'HOLDER_BLOCKED'] },
     async authenticate(req, headers) {
       const header = req.headers.authorization;
       if (!header || !/^Bearer \S+$/.test(header)) throw unauthorized('Missing Authorization: Bearer <token>');

@@ -2,7 +2,8 @@ import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import express, { type Router } from 'express';
 import { freeText, z } from '../shared/zod.ts';
 import { holderAccounts } from '../accounts/service.ts';
-import { defineRoute } from '../http/route.ts';
+import { documentOperation } from '../http/operation-doc.ts';
+import { defineRoute, HTTP_LAYER_ERRORS } from '../http/route.ts';
 import type { Services } from '../services.ts';
 import { cpfSchema } from '../shared/documents.ts';
 import { AppError, notFound } from '../shared/errors.ts';
@@ -34,6 +35,14 @@ const KycDecision = z
     partnerDocument: cpfSchema.optional().or(z.literal('').transform(() => undefined)),
   })
   .openapi('KycDecision');
+
+const KycOutcome = z
+  .object({
+    status: z.enum(['PENDING', 'ACTIVE', 'BLOCKED', 'CLOSED']),
+    onboardingStep: z.enum(['PENDING', 'IN_PROGRESS', 'DONE', 'REJECTED']),
+    accountStatus: z.enum(['APPROVED', 'PENDING', 'REJECTED']).nullable().openapi({ description: "The holder's account; null while not decided" }),
+  })
+  .openapi('KycOutcome');
 
 const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -72,6 +81,25 @@ export function registerKycSandboxRoutes(router: Router, registry: OpenAPIRegist
     return holder;
   };
 
+  documentOperation(registry, {
+    method: 'get',
+    path: '/onboarding/:requisitionId',
+    operationId: 'openOnboardingPage',
+    tags: ['Sandbox'],
+    summary: "Sandbox: the KYC page behind a holder's onboardingLink (HTML, for a browser)",
+    description: 'Opening it moves onboardingStep from PENDING to IN_PROGRESS. Its buttons post the form to /onboarding/{requisitionId}/complete.',
+    params: requisitionParams,
+    security: [[]],
+    responses: {
+      200: {
+        description: 'The page',
+        contentType: 'text/html',
+        schema: z.string(),
+        example: '<!doctype html><html lang="en"><head><title>KYC sandbox</title></head><body><h1>Identity verification (sandbox)</h1>…</body></html>',
+      },
+    },
+    errors: { ...HTTP_LAYER_ERRORS, 404: ['NOT_FOUND'] },
+  });
   router.get('/onboarding/:requisitionId', async (req, res) => {
     const params = requisitionParams.safeParse(req.params);
     const headers = optionalTenantHeaders.safeParse(req.headers);
@@ -85,17 +113,24 @@ export function registerKycSandboxRoutes(router: Router, registry: OpenAPIRegist
   defineRoute(router, registry, {
     method: 'post',
     path: '/onboarding/:requisitionId/complete',
+    operationId: 'completeOnboarding',
     tags: ['Sandbox'],
     summary: 'Sandbox: complete (or reject) KYC for an onboarding requisition',
-    description: 'Companies must name a partner (partnerName, partnerDocument) to be approved. Answers once the decision is applied.',
+    description:
+      'Companies must name a partner (partnerName, partnerDocument) to be approved. Answers once the decision is applied. ' +
+      'The page posts the same fields as a form (application/x-www-form-urlencoded) and is answered 303 back to the page.',
     headers: optionalTenantHeaders,
+    // A browser's form cannot send headers: X-Tenant-Id is optional, and when sent the requisition must be of that tenant.
+    security: [[], ['tenantId']],
     params: requisitionParams,
     body: KycDecision,
+    bodyExample: { decision: 'APPROVED', phone: '+5511912345678' },
     responses: {
-      200: { description: 'Decision applied', schema: z.object({ status: z.string(), onboardingStep: z.string(), accountStatus: z.string().nullable() }) },
-      202: { description: 'Decision accepted; the worker has not applied it yet' },
-      409: { description: 'ONBOARDING_FINISHED' },
+      200: { description: 'Decision applied', schema: KycOutcome, example: { status: 'ACTIVE', onboardingStep: 'DONE', accountStatus: 'APPROVED' } },
+      202: { description: 'Decision accepted; the worker has not applied it yet', schema: KycOutcome, example: { status: 'PENDING', onboardingStep: 'IN_PROGRESS', accountStatus: null } },
+      303: { description: 'A form post: back to the page', headers: { Location: { description: 'The onboarding page', schema: { type: 'string' } } } },
     },
+    errors: { 404: ['NOT_FOUND'], 409: ['ONBOARDING_FINISHED'] },
     async handler({ headers, params, body, req }) {
       const holder = await findByRequisition(params.requisitionId, headers['x-tenant-id']);
       if (holder.onboardingStep === 'DONE' || holder.onboardingStep === 'REJECTED') {

@@ -12,16 +12,19 @@ import type { Holder } from './entities.ts';
 import { dispatchHandOff } from '../handoff/dispatch.ts';
 import { changePin, createPin } from './pin.ts';
 import {
+  accountExample,
   AccountSummary,
+  authenticationExample,
   AuthenticationResult,
   ChangePin,
   ClientLogin,
   CompanyRegistration,
   CreatePin,
-  HolderEntity,
+  holderExample,
   Message,
   PasswordLogin,
   PersonRegistration,
+  registrationResult,
 } from './schemas.ts';
 import { authenticateClient, authenticateWithPassword, registerHolder } from './service.ts';
 import { issueHolderToken } from './tokens.ts';
@@ -39,15 +42,24 @@ export function registerIdentityRoutes(router: Router, registry: OpenAPIRegistry
     defineRoute(router, registry, {
       method: 'post',
       path,
+      operationId: type === 'PERSON' ? 'registerPerson' : 'registerCompany',
       tags: ['Registration'],
       summary: type === 'PERSON' ? 'Register a person (CPF)' : 'Register a company (CNPJ)',
       description: 'Public. Creates the holder (status PENDING) and starts its KYC onboarding; the token works at once, operations wait for KYC.',
       headers: tenantHeaders,
       body,
+      bodyExample:
+        type === 'PERSON'
+          ? { name: 'Maria da Silva', document: '52998224725', email: 'maria@example.com', password: 's3nha-forte' }
+          : { name: 'Padaria Azul LTDA', document: '11444777000161', email: 'financeiro@padaria.example', password: 's3nha-forte' },
       responses: {
-        201: { description: 'Registered', schema: z.object({ [key]: HolderEntity, token: z.string() }) },
-        409: { description: 'E-mail or document already registered in this tenant (EMAIL_TAKEN, DOCUMENT_TAKEN)' },
+        201: {
+          description: 'Registered: status PENDING until KYC (onboardingLink) is done',
+          schema: registrationResult(key),
+          example: { [key]: type === 'PERSON' ? holderExample : { ...holderExample, name: 'Padaria Azul LTDA', document: '11444777000161', email: 'financeiro@padaria.example' }, token: authenticationExample.token },
+        },
       },
+      errors: { 400: ['UNKNOWN_TENANT'], 409: ['EMAIL_TAKEN', 'DOCUMENT_TAKEN'] },
       async handler({ headers, body: input }) {
         const em = orm.em.fork();
         const { holder, handOff } = await registerHolder(em, config, headers['x-tenant-id'], type, input);
@@ -61,18 +73,16 @@ export function registerIdentityRoutes(router: Router, registry: OpenAPIRegistry
   defineRoute(router, registry, {
     method: 'post',
     path: '/authenticate',
+    operationId: 'authenticate',
     tags: ['Authentication'],
     summary: 'Authenticate a holder with document and password',
     description:
       'Token valid 1 hour. Wrong password and unknown document answer the same 401; repeated failures are limited (429) per document and per tenant and client address.',
     headers: tenantHeaders,
     body: PasswordLogin,
-    responses: {
-      200: { description: 'Authenticated', schema: AuthenticationResult },
-      400: { description: 'VALIDATION_ERROR, or UNKNOWN_TENANT when X-Tenant-Id names no tenant' },
-      401: { description: 'INVALID_CREDENTIALS, or HOLDER_BLOCKED ("Conta bloqueada. Procure o suporte.")' },
-      429: { description: 'RATE_LIMITED' },
-    },
+    bodyExample: { document: '52998224725', password: 's3nha-forte' },
+    responses: { 200: { description: 'Authenticated: the token, the holder and its accounts', schema: AuthenticationResult, example: authenticationExample } },
+    errors: { 400: ['UNKNOWN_TENANT'], 401: ['INVALID_CREDENTIALS', 'HOLDER_BLOCKED'], 429: ['RATE_LIMITED'] },
     async handler({ headers, body, req }) {
       const { holder, token } = await authenticateWithPassword(orm.em.fork(), config, {
         tenantId: headers['x-tenant-id'],
@@ -87,15 +97,19 @@ export function registerIdentityRoutes(router: Router, registry: OpenAPIRegistry
   defineRoute(router, registry, {
     method: 'post',
     path: '/authenticate/clients',
+    operationId: 'authenticateClient',
     tags: ['Authentication'],
     summary: 'Exchange the tenant API key for a 24-hour token of one holder (server to server)',
     description: 'Send the key in X-Tenant-Api-Key (tnk_<prefix>.<secret>). Revoking the key ends every token it issued at once.',
     headers: tenantHeaders.extend({ 'x-tenant-api-key': z.string().optional().openapi({ description: 'tnk_<prefix>.<secret>' }) }),
     body: ClientLogin,
-    responses: {
-      200: { description: 'Authenticated', schema: AuthenticationResult },
-      401: { description: 'Key missing, invalid, revoked or of another tenant; UNKNOWN_HOLDER; HOLDER_BLOCKED' },
-      429: { description: 'RATE_LIMITED: failed keys per tenant and client address, or calls per key and minute' },
+    bodyExample: { document: '52998224725' },
+    // The key is validated as optional so that a missing one is 401, as the interface says; it is required all the same.
+    security: [['tenantId', 'tenantApiKey']],
+    responses: { 200: { description: 'Authenticated: a 24-hour token of this holder, the holder and its accounts', schema: AuthenticationResult, example: authenticationExample } },
+    errors: {
+      401: ['UNAUTHORIZED', 'UNKNOWN_HOLDER', 'HOLDER_BLOCKED'],
+      429: ['RATE_LIMITED'],
     },
     async handler({ headers, body, req }) {
       const { holder, token } = await authenticateClient(orm.em.fork(), config, {
@@ -111,12 +125,15 @@ export function registerIdentityRoutes(router: Router, registry: OpenAPIRegistry
   defineRoute(router, registry, {
     method: 'post',
     path: '/passwords/create-pin',
+    operationId: 'createPin',
     tags: ['PIN'],
     summary: 'Set the initial 4-digit PIN (only while hasPin is false)',
     headers: tenantHeaders,
     auth,
     body: CreatePin,
-    responses: { 201: { description: 'PIN created', schema: Message }, 409: { description: 'PIN_ALREADY_SET: use change-pin' } },
+    bodyExample: { pin: '2580' },
+    responses: { 201: { description: 'PIN created', schema: Message, example: { message: 'PIN criado com sucesso.' } } },
+    errors: { 409: ['PIN_ALREADY_SET'] },
     async handler({ auth: { em, holder }, body }) {
       await createPin(em, config, holder, body.pin);
       return { status: 201, body: { message: 'PIN criado com sucesso.' } };
@@ -126,16 +143,15 @@ export function registerIdentityRoutes(router: Router, registry: OpenAPIRegistry
   defineRoute(router, registry, {
     method: 'post',
     path: '/passwords/change-pin',
+    operationId: 'changePin',
     tags: ['PIN'],
     summary: 'Change the PIN (current PIN and new PIN)',
     headers: tenantHeaders,
     auth,
     body: ChangePin,
-    responses: {
-      200: { description: 'PIN changed', schema: Message },
-      403: { description: 'INVALID_PIN or PIN_NOT_SET' },
-      423: { description: 'PIN_LOCKED after 3 wrong attempts; an operator unlocks it' },
-    },
+    bodyExample: { currentPin: '2580', newPin: '3691' },
+    responses: { 200: { description: 'PIN changed', schema: Message, example: { message: 'PIN alterado com sucesso.' } } },
+    errors: { 403: ['PIN_NOT_SET', 'INVALID_PIN'], 423: ['PIN_LOCKED'], 429: ['RATE_LIMITED'] },
     async handler({ auth: { em, holder }, body }) {
       await changePin(em, config, holder, body.currentPin, body.newPin);
       return { status: 200, body: { message: 'PIN alterado com sucesso.' } };
@@ -145,6 +161,7 @@ export function registerIdentityRoutes(router: Router, registry: OpenAPIRegistry
   defineRoute(router, registry, {
     method: 'put',
     path: '/accounts/:accountId/monthly-goal',
+    operationId: 'setMonthlyGoal',
     tags: ['Accounts'],
     summary: "Set the account's monthly spending goal (reais); 0 clears it",
     headers: tenantHeaders,
@@ -155,7 +172,9 @@ export function registerIdentityRoutes(router: Router, registry: OpenAPIRegistry
         monthlyGoal: reaisLimitSchema.openapi({ example: 1500, description: 'reais, at most 2 decimal places; 0 clears the goal' }),
       })
       .openapi('MonthlyGoal'),
-    responses: { 200: { description: 'The account with its new goal', schema: z.object({ account: AccountSummary }) } },
+    bodyExample: { monthlyGoal: 1500 },
+    responses: { 200: { description: 'The account with its new goal', schema: z.object({ account: AccountSummary }), example: { account: accountExample } } },
+    errors: { 404: ['NOT_FOUND'] },
     async handler({ auth: { em, holder }, params, body }) {
       const account = await getOwnAccount(em, holder, params.accountId);
       return { status: 200, body: { account: await setMonthlyGoal(em, account, body.monthlyGoal) } };

@@ -11,6 +11,7 @@ import type { Services } from '../services.ts';
 import { centsAmountSchema } from '../shared/money.ts';
 import { pageQuery } from '../shared/pagination.ts';
 import { freeText, z } from '../shared/zod.ts';
+import { cents, cuid, paginated, pixEndToEndId, utcDateTime } from '../http/common-schemas.ts';
 import { scopedAccount, type IntegrationAuth } from '../tenants/api-key-auth.ts';
 import { idempotencyKey } from '../shared/idempotency.ts';
 import { dispatchHandOff } from '../handoff/dispatch.ts';
@@ -27,26 +28,51 @@ import {
   MIN_EXPIRY_SECONDS,
 } from './charges.ts';
 
-const cents = (description: string) => centsAmountSchema.openapi({ description });
+const centsInput = (description: string) => centsAmountSchema.openapi({ description });
 
-export const Charge = z
+const chargeId = () => cuid('ch5v2n8m1q7w4x0z3b6k9r2t');
+
+const Charge = z
   .object({
-    chargeId: z.string().openapi({ description: 'cuid2' }),
-    txid: z.string().openapi({ description: '32 letters and digits (the Banco Central allows 26 to 35)' }),
-    brCode: z.string().openapi({ description: 'Dynamic Pix BR Code ("copia e cola") with the amount; its location URL ends with /pix/cob/<txid>' }),
-    amountCents: z.string(),
-    tag: z.string().nullable(),
+    chargeId: chargeId(),
+    txid: z.string().regex(/^[A-Za-z0-9]{26,35}$/).openapi({ description: '32 letters and digits (the Banco Central allows 26 to 35)', example: 'Kq3v9x0k2m8w4r7y1b5n6c2zA4s7d1f9' }),
+    brCode: z.string().openapi({
+      description: 'Dynamic Pix BR Code ("copia e cola") with the amount; its location URL ends with /pix/cob/<txid>',
+      example: '00020101021226770014br.gov.bcb.pix2555127.0.0.1:3000/pix/cob/Kq3v9x0k2m8w4r7y1b5n6c2zA4s7d1f9520400005303986540550.005802BR5914MARIA DA SILVA6009SAO PAULO62070503***6304E7AA',
+    }),
+    amountCents: cents('5000'),
+    tag: z.string().nullable().openapi({ example: 'order-8841' }),
     status: z.enum(CHARGE_STATUSES),
-    expiresAt: z.string().openapi({ description: 'ISO 8601 UTC' }),
-    createdAt: z.string().openapi({ description: 'ISO 8601 UTC' }),
-    paidAt: z.string().nullable(),
-    paidCents: z.string().openapi({ description: '0 until paid, then amountCents' }),
-    refundedCents: z.string().openapi({ description: 'sum of the refunds; never above paidCents' }),
+    expiresAt: utcDateTime('2026-11-23T13:45:07.123Z'),
+    createdAt: utcDateTime(),
+    paidAt: utcDateTime().nullable().openapi({ example: null }),
+    paidCents: cents('0').openapi({ description: '0 until paid, then amountCents' }),
+    refundedCents: cents('0').openapi({ description: 'sum of the refunds; never above paidCents' }),
   })
   .openapi('PixCharge');
 
-export const ChargeRefund = z
-  .object({ refundId: z.string(), chargeId: z.string(), amountCents: z.string(), refundEndToEndId: z.string(), createdAt: z.string() })
+const chargeExample = {
+  chargeId: 'ch5v2n8m1q7w4x0z3b6k9r2t',
+  txid: 'Kq3v9x0k2m8w4r7y1b5n6c2zA4s7d1f9',
+  brCode: '00020101021226770014br.gov.bcb.pix2555127.0.0.1:3000/pix/cob/Kq3v9x0k2m8w4r7y1b5n6c2zA4s7d1f9520400005303986540550.005802BR5914MARIA DA SILVA6009SAO PAULO62070503***6304E7AA',
+  amountCents: '5000',
+  tag: 'order-8841',
+  status: 'ACTIVE' as const,
+  expiresAt: '2026-11-23T13:45:07.123Z',
+  createdAt: '2026-11-22T13:45:07.123Z',
+  paidAt: null,
+  paidCents: '0',
+  refundedCents: '0',
+};
+
+const ChargeRefund = z
+  .object({
+    refundId: cuid('rf7b2n9m4q1w6x3z0v8k5c2t'),
+    chargeId: chargeId(),
+    amountCents: cents('2000'),
+    refundEndToEndId: pixEndToEndId('D99999999202611221402aB3dE5fG7hJ'),
+    createdAt: utcDateTime(),
+  })
   .openapi('PixChargeRefund');
 
 const chargeParams = pixAccountParams.extend({ chargeId: z.string().min(1).max(64) });
@@ -64,6 +90,7 @@ export function registerPixChargeRoutes(router: Router, registry: OpenAPIRegistr
   defineRoute(router, registry, {
     method: 'post',
     path: '/v1/pix-accounts/:accountId/charges',
+    operationId: 'createCharge',
     tags: ['Pix charges'],
     summary: 'Create a Pix charge (cobrança): a txid and a dynamic BR Code the payer pays once, before it expires',
     description:
@@ -74,7 +101,7 @@ export function registerPixChargeRoutes(router: Router, registry: OpenAPIRegistr
     params: pixAccountParams,
     body: z
       .object({
-        amountCents: cents('cents (a string of digits or a JSON integer); what the payer must pay, exactly'),
+        amountCents: centsInput('cents (a string of digits or a JSON integer); what the payer must pay, exactly'),
         expiresInSeconds: z
           .number()
           .int('must be a whole number of seconds')
@@ -90,11 +117,14 @@ export function registerPixChargeRoutes(router: Router, registry: OpenAPIRegistr
           .openapi({ description: 'Your reference, echoed in the charge and its events' }),
       })
       .openapi('PixChargeRequest'),
-    responses: {
-      201: { description: 'Created (or the original charge of this Idempotency-Key)', schema: Charge },
-      403: { description: 'ACCOUNT_NOT_IN_KEY_SCOPE, ONBOARDING_INCOMPLETE, ACCOUNT_NOT_APPROVED' },
-      409: { description: 'IDEMPOTENCY_KEY_REUSED' },
-      422: { description: 'AMOUNT_BELOW_RECEIVE_FEE' },
+    bodyExample: { amountCents: '5000', expiresInSeconds: 86400, tag: 'order-8841' },
+    responses: { 201: { description: 'Created (or the original charge of this Idempotency-Key)', schema: Charge, example: chargeExample } },
+    errors: {
+      401: ['HOLDER_BLOCKED'],
+      403: ['ACCOUNT_NOT_IN_KEY_SCOPE', 'ONBOARDING_INCOMPLETE', 'ACCOUNT_NOT_APPROVED'],
+      404: ['NOT_FOUND'],
+      409: ['IDEMPOTENCY_KEY_REUSED'],
+      422: ['AMOUNT_BELOW_RECEIVE_FEE'],
     },
     async handler({ auth: a, params, headers, body }) {
       const { account, holder } = await operableAccount(a, params.accountId);
@@ -111,11 +141,13 @@ export function registerPixChargeRoutes(router: Router, registry: OpenAPIRegistr
   defineRoute(router, registry, {
     method: 'get',
     path: '/v1/pix-accounts/:accountId/charges/:chargeId',
+    operationId: 'getCharge',
     tags: ['Pix charges'],
     summary: 'Read a charge of the Pix account',
     auth,
     params: chargeParams,
-    responses: { 200: { description: 'The charge', schema: Charge }, 403: { description: 'ACCOUNT_NOT_IN_KEY_SCOPE' }, 404: { description: 'No such charge on this account' } },
+    responses: { 200: { description: 'The charge', schema: Charge, example: chargeExample } },
+    errors: { 403: ['ACCOUNT_NOT_IN_KEY_SCOPE'], 404: ['NOT_FOUND'] },
     async handler({ auth: a, params }) {
       const account = await scopedAccount(a, params.accountId);
       return { status: 200, body: chargeView(await chargeOfAccount(a.em, account.id, params.chargeId)) };
@@ -125,18 +157,16 @@ export function registerPixChargeRoutes(router: Router, registry: OpenAPIRegistr
   defineRoute(router, registry, {
     method: 'get',
     path: '/v1/pix-accounts/:accountId/charges',
+    operationId: 'listCharges',
     tags: ['Pix charges'],
     summary: "List the Pix account's charges, newest first",
     auth,
     params: pixAccountParams,
     query: pageQuery.extend({ status: z.enum(CHARGE_STATUSES).optional().openapi({ description: 'Only charges in this status' }) }),
     responses: {
-      200: {
-        description: 'Charges',
-        schema: z.object({ charges: z.array(Charge), pagination: z.object({ limit: z.number(), nextCursor: z.string().nullable(), hasMore: z.boolean() }) }),
-      },
-      403: { description: 'ACCOUNT_NOT_IN_KEY_SCOPE' },
+      200: { description: 'Charges', schema: paginated('charges', Charge), example: { charges: [chargeExample], pagination: { limit: 20, nextCursor: null, hasMore: false } } },
     },
+    errors: { 403: ['ACCOUNT_NOT_IN_KEY_SCOPE'], 404: ['NOT_FOUND'] },
     async handler({ auth: a, params, query }) {
       const account = await scopedAccount(a, params.accountId);
       return { status: 200, body: await listCharges(a.em, config.KEY_PEPPER, account.id, query.status, query.limit, query.cursor) };
@@ -146,6 +176,7 @@ export function registerPixChargeRoutes(router: Router, registry: OpenAPIRegistr
   defineRoute(router, registry, {
     method: 'post',
     path: '/v1/pix-accounts/:accountId/charges/:chargeId/refunds',
+    operationId: 'refundCharge',
     tags: ['Pix charges'],
     summary: 'Return part or all of what a paid charge received to its payer (event pix.charge.refunded)',
     description:
@@ -154,13 +185,21 @@ export function registerPixChargeRoutes(router: Router, registry: OpenAPIRegistr
     headers: z.object({ 'idempotency-key': idempotencyKey }),
     auth,
     params: chargeParams,
-    body: z.object({ amountCents: cents('cents to return (a string of digits or a JSON integer)') }).openapi('PixChargeRefundRequest'),
+    body: z.object({ amountCents: centsInput('cents to return (a string of digits or a JSON integer)') }).openapi('PixChargeRefundRequest'),
+    bodyExample: { amountCents: '2000' },
     responses: {
-      201: { description: 'Refunded (or the original refund of this Idempotency-Key)', schema: ChargeRefund },
-      403: { description: 'ACCOUNT_NOT_IN_KEY_SCOPE, ONBOARDING_INCOMPLETE, ACCOUNT_NOT_APPROVED' },
-      404: { description: 'No such charge on this account' },
-      409: { description: 'IDEMPOTENCY_KEY_REUSED or CHARGE_NOT_PAID' },
-      422: { description: 'REFUND_EXCEEDS_PAID or INSUFFICIENT_BALANCE' },
+      201: {
+        description: 'Refunded (or the original refund of this Idempotency-Key)',
+        schema: ChargeRefund,
+        example: { refundId: 'rf7b2n9m4q1w6x3z0v8k5c2t', chargeId: 'ch5v2n8m1q7w4x0z3b6k9r2t', amountCents: '2000', refundEndToEndId: 'D99999999202611221402aB3dE5fG7hJ', createdAt: '2026-11-22T14:02:51.480Z' },
+      },
+    },
+    errors: {
+      401: ['HOLDER_BLOCKED'],
+      403: ['ACCOUNT_NOT_IN_KEY_SCOPE', 'ONBOARDING_INCOMPLETE', 'ACCOUNT_NOT_APPROVED'],
+      404: ['NOT_FOUND'],
+      409: ['IDEMPOTENCY_KEY_REUSED', 'CHARGE_NOT_PAID'],
+      422: ['REFUND_EXCEEDS_PAID', 'INSUFFICIENT_BALANCE'],
     },
     async handler({ auth: a, params, headers, body }) {
       const { account } = await operableAccount(a, params.accountId);

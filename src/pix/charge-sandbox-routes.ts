@@ -1,6 +1,6 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import type { Router } from 'express';
-import { tenantHeaders } from '../http/common-schemas.ts';
+import { cents, cuid, pixEndToEndId, tenantHeaders, utcDateTime } from '../http/common-schemas.ts';
 import { defineRoute } from '../http/route.ts';
 import type { Services } from '../services.ts';
 import { documentSchema } from '../shared/documents.ts';
@@ -15,6 +15,7 @@ export function registerPixChargeSandboxRoutes(router: Router, registry: OpenAPI
   defineRoute(router, registry, {
     method: 'post',
     path: '/sandbox/pix/charges/:txid/pay',
+    operationId: 'sandboxPayCharge',
     tags: ['Sandbox'],
     summary: 'Sandbox: pay an ACTIVE charge as an external payer (same ledger path as an incoming Pix; event pix.charge.paid)',
     headers: tenantHeaders,
@@ -28,25 +29,37 @@ export function registerPixChargeSandboxRoutes(router: Router, registry: OpenAPI
           .openapi({ description: "What the payer sends; default the charge's amount. Any other amount is refused (422)" }),
       })
       .openapi('SandboxChargePayment'),
+    bodyExample: { payerName: 'Pagador Sandbox', payerDocument: '11144477735' },
     responses: {
       201: {
         description: 'Paid',
-        schema: z.object({
-          chargeId: z.string(),
-          txid: z.string(),
-          status: z.literal('PAID'),
-          movementId: z.string(),
-          endToEndId: z.string(),
-          amountCents: z.string(),
-          feeCents: z.string(),
-          balanceAfterCents: z.string(),
-          paidAt: z.string(),
-        }),
+        schema: z
+          .object({
+            chargeId: cuid('ch5v2n8m1q7w4x0z3b6k9r2t'),
+            txid: z.string().regex(/^[A-Za-z0-9]{26,35}$/).openapi({ example: 'Kq3v9x0k2m8w4r7y1b5n6c2zA4s7d1f9' }),
+            status: z.literal('PAID'),
+            movementId: cuid('m3v8c1x6z9b2n7q4w0k5r8t1'),
+            endToEndId: pixEndToEndId(),
+            amountCents: cents('5000'),
+            feeCents: cents('0').openapi({ description: 'The Pix receive fee' }),
+            balanceAfterCents: cents('15000'),
+            paidAt: utcDateTime(),
+          })
+          .openapi('SandboxChargePaid'),
+        example: {
+          chargeId: 'ch5v2n8m1q7w4x0z3b6k9r2t',
+          txid: 'Kq3v9x0k2m8w4r7y1b5n6c2zA4s7d1f9',
+          status: 'PAID' as const,
+          movementId: 'm3v8c1x6z9b2n7q4w0k5r8t1',
+          endToEndId: 'E99999999202611221345aB3dE5fG7hJ',
+          amountCents: '5000',
+          feeCents: '0',
+          balanceAfterCents: '15000',
+          paidAt: '2026-11-22T13:45:07.123Z',
+        },
       },
-      404: { description: 'No charge with this txid in this tenant' },
-      409: { description: 'CHARGE_ALREADY_PAID or CHARGE_EXPIRED' },
-      422: { description: 'CHARGE_AMOUNT_MISMATCH, ACCOUNT_NOT_APPROVED or AMOUNT_BELOW_RECEIVE_FEE' },
     },
+    errors: { 404: ['NOT_FOUND'], 409: ['CHARGE_ALREADY_PAID', 'CHARGE_EXPIRED'], 422: ['CHARGE_AMOUNT_MISMATCH', 'ACCOUNT_NOT_APPROVED', 'AMOUNT_BELOW_RECEIVE_FEE'] },
     async handler({ headers, params, body }) {
       const em = orm.em.fork();
       const { paid, handOff } = await payCharge(em, config.TEMPORAL_TASK_QUEUE, {

@@ -2,7 +2,9 @@ import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { randomUUID } from 'node:crypto';
 import type { Router } from 'express';
 import { operatingAccount } from '../accounts/operating.ts';
-import { tenantHeaders } from '../http/common-schemas.ts';
+import { ApprovalPending } from '../approvals/routes.ts';
+import { cents, cuid, tenantHeaders, utcDateTime } from '../http/common-schemas.ts';
+import type { ErrorsByStatus } from '../http/error-codes.ts';
 import type { Authenticator, Reply } from '../http/route.ts';
 import { defineRoute } from '../http/route.ts';
 import type { HolderAuth } from '../identity/authenticator.ts';
@@ -12,13 +14,24 @@ import { idempotencyKey } from '../shared/idempotency.ts';
 import { reaisAmountSchema } from '../shared/money.ts';
 import { z } from '../shared/zod.ts';
 import { description } from '../transfers/schemas.ts';
+import { buildBrCode } from './brcode.ts';
 import { withPixKey } from './keys.ts';
 import { payPixKey, payQrCode, type PaymentAnswer, type PixPaymentContext } from './payments.ts';
 import { pixProvider } from './provider-factory.ts';
 
 const PayoutCreated = z
-  .object({ payout: z.object({ payoutId: z.string(), status: z.enum(['PROCESSING', 'PENDING']), amountCents: z.string(), feeCents: z.string().nullable(), createdAt: z.string() }) })
+  .object({
+    payout: z.object({
+      payoutId: cuid('p6c1v8x3z0b5n2m9q4w7k1r6').openapi({ description: 'Read it with GET /accounts/{accountId}/payouts/{payoutId}' }),
+      status: z.enum(['PROCESSING', 'PENDING']),
+      amountCents: cents('2590'),
+      feeCents: cents('0').nullable().openapi({ description: 'null while PENDING' }),
+      createdAt: utcDateTime(),
+    }),
+  })
   .openapi('PayoutCreated');
+
+const processing = { payout: { payoutId: 'p6c1v8x3z0b5n2m9q4w7k1r6', status: 'PROCESSING' as const, amountCents: '2590', feeCents: '0', createdAt: '2026-11-22T13:45:07.123Z' } };
 
 const paymentHeaders = tenantHeaders.extend({ 'idempotency-key': idempotencyKey.optional() });
 
@@ -32,22 +45,34 @@ export function registerPixPaymentRoutes(router: Router, registry: OpenAPIRegist
   const ctx: PixPaymentContext = { services, provider: pixProvider(services.config, services.orm) };
 
   const responses = {
-    201: { description: 'Debited; the payout is PROCESSING until the provider settles it (GET /accounts/:accountId/payouts/:payoutId)', schema: PayoutCreated },
-    202: { description: 'Accepted; the debit is not decided yet (payout PENDING), or held for dual approval ({ approvalRequestId, status, expiresAt })', schema: PayoutCreated },
-    403: { description: 'ONBOARDING_INCOMPLETE, ACCOUNT_NOT_APPROVED, INVALID_PIN' },
-    409: { description: 'IDEMPOTENCY_KEY_REUSED' },
-    422: { description: 'INSUFFICIENT_BALANCE (nothing moved), PIX_KEY_NOT_FOUND' },
+    201: { description: 'Debited; the payout is PROCESSING until the provider settles it (GET /accounts/{accountId}/payouts/{payoutId})', schema: PayoutCreated, example: processing },
+    202: {
+      description: 'Accepted; the debit is not decided yet (payout PENDING), or held for dual approval ({ approvalRequestId, status, expiresAt })',
+      schema: z.union([PayoutCreated, ApprovalPending]),
+      example: { payout: { ...processing.payout, status: 'PENDING' as const, feeCents: null } },
+    },
+  };
+  const errors: ErrorsByStatus = {
+    403: ['ONBOARDING_INCOMPLETE', 'ACCOUNT_NOT_APPROVED', 'PIN_NOT_SET', 'INVALID_PIN'],
+    404: ['NOT_FOUND'],
+    409: ['IDEMPOTENCY_KEY_REUSED'],
+    422: ['INSUFFICIENT_BALANCE', 'SOURCE_NOT_ACTIVE', 'PIX_KEY_NOT_FOUND'],
+    423: ['PIN_LOCKED'],
+    429: ['RATE_LIMITED'],
   };
 
   defineRoute(router, registry, {
     method: 'post',
     path: '/pix/payment',
+    operationId: 'payPixKey',
     tags: ['Pix'],
     summary: 'Pay a Pix key (CPF, CNPJ, EMAIL, PHONE in E.164, EVP); amount in reais',
     headers: paymentHeaders,
     auth,
     body: withPixKey({ accountId: z.uuid(), amount: reaisAmountSchema.openapi({ type: 'number', example: 25.9 }), pin: pinSchema.optional(), description: description.optional() }).openapi('PixPayment'),
+    bodyExample: { accountId: '8c5e2f1a-7b3d-4c9e-a2f6-1d0b9e8c7a65', pixKey: 'joao@example.com', pixKeyType: 'EMAIL', amount: 25.9, pin: '2580', description: 'Almoço' },
     responses,
+    errors,
     async handler({ auth: a, headers, body }) {
       const account = await operatingAccount(a, body.accountId);
       const answer = await payPixKey(ctx, {
@@ -67,6 +92,7 @@ export function registerPixPaymentRoutes(router: Router, registry: OpenAPIRegist
   defineRoute(router, registry, {
     method: 'post',
     path: '/pix/qrcode/payment',
+    operationId: 'payPixQrCode',
     tags: ['Pix'],
     summary: 'Pay a Pix BR Code (EMV), static or dynamic; `amount` only when the code has none',
     description:
@@ -79,10 +105,16 @@ export function registerPixPaymentRoutes(router: Router, registry: OpenAPIRegist
     body: z
       .object({ accountId: z.uuid(), qrCode: z.string().min(1).max(1024), amount: reaisAmountSchema.optional().openapi({ type: 'number' }), pin: pinSchema.optional() })
       .openapi('QrCodePayment'),
-    responses: {
-      ...responses,
-      409: { description: 'IDEMPOTENCY_KEY_REUSED; CHARGE_ALREADY_PAID, CHARGE_EXPIRED, CHARGE_REMOVED (dynamic code)' },
-      422: { description: 'INSUFFICIENT_BALANCE (nothing moved), PIX_KEY_NOT_FOUND; QR_LOCATION_UNAVAILABLE, QR_CHARGE_NOT_FOUND, QR_PAYLOAD_INVALID, QR_SIGNATURE_INVALID, CHARGE_AMOUNT_MISMATCH (dynamic code)' },
+    bodyExample: {
+      accountId: '8c5e2f1a-7b3d-4c9e-a2f6-1d0b9e8c7a65',
+      qrCode: buildBrCode({ pixKey: '+5511912345678', merchantName: 'Padaria Azul', merchantCity: 'Natal', amountCents: 2590n, txid: null }),
+      pin: '2580',
+    },
+    responses,
+    errors: {
+      ...errors,
+      409: [...errors[409]!, 'CHARGE_ALREADY_PAID', 'CHARGE_EXPIRED', 'CHARGE_REMOVED'],
+      422: [...errors[422]!, 'QR_LOCATION_UNAVAILABLE', 'QR_CHARGE_NOT_FOUND', 'QR_PAYLOAD_INVALID', 'QR_SIGNATURE_INVALID', 'CHARGE_AMOUNT_MISMATCH'],
     },
     async handler({ auth: a, headers, body }) {
       const account = await operatingAccount(a, body.accountId);

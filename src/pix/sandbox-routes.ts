@@ -1,6 +1,6 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import type { Router } from 'express';
-import { tenantHeaders } from '../http/common-schemas.ts';
+import { cents, cuid, pixEndToEndId, tenantHeaders } from '../http/common-schemas.ts';
 import { defineRoute } from '../http/route.ts';
 import type { Services } from '../services.ts';
 import { documentSchema } from '../shared/documents.ts';
@@ -15,6 +15,7 @@ export function registerPixSandboxRoutes(router: Router, registry: OpenAPIRegist
   defineRoute(router, registry, {
     method: 'post',
     path: '/sandbox/pix/incoming',
+    operationId: 'sandboxIncomingPix',
     tags: ['Sandbox'],
     summary: 'Sandbox: credit an account with an incoming Pix (same ledger path and pix.in.received event as production)',
     headers: tenantHeaders,
@@ -26,14 +27,23 @@ export function registerPixSandboxRoutes(router: Router, registry: OpenAPIRegist
         payerDocument: documentSchema,
       })
       .openapi('SandboxIncomingPix'),
+    bodyExample: { accountId: '8c5e2f1a-7b3d-4c9e-a2f6-1d0b9e8c7a65', amountCents: '10000', payerName: 'Pagador Sandbox', payerDocument: '11144477735' },
     responses: {
       201: {
         description: 'Credited',
-        schema: z.object({ movementId: z.string(), endToEndId: z.string(), amountCents: z.string(), feeCents: z.string(), balanceAfterCents: z.string() }),
+        schema: z
+          .object({
+            movementId: cuid('m3v8c1x6z9b2n7q4w0k5r8t1'),
+            endToEndId: pixEndToEndId(),
+            amountCents: cents('10000'),
+            feeCents: cents('0').openapi({ description: 'The Pix receive fee' }),
+            balanceAfterCents: cents('10000'),
+          })
+          .openapi('SandboxPixCredited'),
+        example: { movementId: 'm3v8c1x6z9b2n7q4w0k5r8t1', endToEndId: 'E99999999202611221345aB3dE5fG7hJ', amountCents: '10000', feeCents: '0', balanceAfterCents: '10000' },
       },
-      404: { description: 'No such account in this tenant' },
-      422: { description: 'ACCOUNT_NOT_APPROVED or AMOUNT_BELOW_RECEIVE_FEE' },
     },
+    errors: { 404: ['NOT_FOUND'], 422: ['ACCOUNT_NOT_APPROVED', 'AMOUNT_BELOW_RECEIVE_FEE'] },
     async handler({ headers, body }) {
       const received = await receivePix(orm.em.fork(), {
         tenantId: headers['x-tenant-id'],

@@ -6,7 +6,7 @@ import { defineRoute, type Authenticator } from '../http/route.ts';
 import type { HolderAuth } from '../identity/authenticator.ts';
 import type { Services } from '../services.ts';
 import { sentPayout } from './payout-views.ts';
-import { payoutParams, Payout, statementQuery, StatementPage } from './schemas.ts';
+import { payoutExample, payoutParams, Payout, statementExample, statementQuery, StatementPage } from './schemas.ts';
 import { statementPage } from './service.ts';
 
 /** Read-only views of the holder's own account: they need no KYC completion, only the account's owner. */
@@ -17,13 +17,15 @@ export function registerStatementRoutes(router: Router, registry: OpenAPIRegistr
   defineRoute(router, registry, {
     method: 'get',
     path: '/accounts/:accountId/transactions',
+    operationId: 'listTransactions',
     tags: ['Statements'],
     summary: 'Statement: the transactions of a date range, newest first, with cursor pagination',
     headers: tenantHeaders,
     auth,
     params: accountIdParams,
     query: statementQuery,
-    responses: { 200: { description: 'One page of transactions', schema: StatementPage } },
+    responses: { 200: { description: 'One page of transactions', schema: StatementPage, example: statementExample } },
+    errors: { 404: ['NOT_FOUND'] },
     async handler({ auth: a, params, query }) {
       const account = await getOwnAccount(a.em, a.holder, params.accountId);
       return { status: 200, body: await statementPage(a.em, account, query, cursorKey) };
@@ -33,12 +35,14 @@ export function registerStatementRoutes(router: Router, registry: OpenAPIRegistr
   defineRoute(router, registry, {
     method: 'get',
     path: '/accounts/:accountId/payouts/:payoutId',
+    operationId: 'getPayout',
     tags: ['Payouts'],
     summary: 'A payment sent from the account, by its payoutId (a TEV by its tevId)',
     headers: tenantHeaders,
     auth,
     params: payoutParams,
-    responses: { 200: { description: 'The payout', schema: Payout }, 404: { description: 'Unknown, or not sent from this account' } },
+    responses: { 200: { description: 'The payout', schema: Payout, example: payoutExample } },
+    errors: { 404: ['NOT_FOUND'] },
     async handler({ auth: a, params }) {
       const account = await getOwnAccount(a.em, a.holder, params.accountId);
       return { status: 200, body: await sentPayout(a.em, account, params.payoutId) };

@@ -1,4 +1,4 @@
-import { accountIdParams } from '../http/common-schemas.ts';
+import { accountIdParams, cuid, paginated, paymentDate, signedCents, utcDateTime, uuid } from '../http/common-schemas.ts';
 import { looksLikeCuid } from '../shared/ids.ts';
 import { cursorParam, limitParam } from '../shared/pagination.ts';
 import { z } from '../shared/zod.ts';
@@ -21,86 +21,126 @@ export const payoutParams = accountIdParams.extend({
 /** Counterparts of a movement; which fields are present depends on the channel and the direction (section 2.6). */
 const Party = z
   .object({
-    ispb: z.string().optional(),
-    name: z.string().nullable().optional(),
-    branch: z.string(),
-    account: z.string(),
-    document: z.string().nullable().optional(),
+    ispb: z.string().regex(/^\d{8}$/).optional().openapi({ example: '00000000' }),
+    name: z.string().nullable().optional().openapi({ example: 'João Souza' }),
+    branch: z.string().openapi({ example: '0001' }),
+    account: z.string().openapi({ example: '1000024' }),
+    document: z.string().nullable().optional().openapi({ description: 'CPF or CNPJ, digits only; may be masked on outgoing Pix', example: '11144477735' }),
     institution: z.string().optional(),
     pixKey: z.string().optional(),
     pixKeyType: z.string().optional(),
-    accountType: z.string().optional(),
+    accountType: z.string().optional().openapi({ example: 'CACC' }),
     branchDigit: z.string().nullable().optional(),
     accountModel: z.string().optional(),
   })
   .openapi('MovementParty');
 
 const movementMetadata = {
-  date: z.string().openapi({ description: 'ISO 8601 UTC' }),
-  endToEndId: z.string().nullable(),
-  paymentDate: z.string().optional().openapi({ description: 'YYYY-MM-DD HH:mm:ss-03:00; present once settled' }),
+  date: utcDateTime().openapi({ description: 'When the payment was submitted (UTC)' }),
+  endToEndId: z.string().nullable().openapi({ description: 'A TEV: its UUID; a Pix: its 32-character end-to-end id; null until settled', example: '9d1c2b7e-0f4a-4e8b-a6d3-5c7e1f2a9b40' }),
+  paymentDate: paymentDate().optional().openapi({ description: 'YYYY-MM-DD HH:mm:ss-03:00; present once settled' }),
   payer: Party,
   beneficiary: Party,
-  pixAccountId: z.string().optional(),
+  pixAccountId: cuid('pk4m9q2x7v1c8n3b6z0w5r2t').optional().openapi({ description: "The sending account's Pix account id (outgoing payments)" }),
+};
+
+const metadataExample = {
+  date: '2026-11-22T13:45:07.123Z',
+  endToEndId: '9d1c2b7e-0f4a-4e8b-a6d3-5c7e1f2a9b40',
+  paymentDate: '2026-11-22 10:45:07-03:00',
+  payer: { branch: '0001', account: '1000023' },
+  beneficiary: { ispb: '00000000', name: 'João Souza', branch: '0001', account: '1000024', document: '11144477735', accountType: 'CACC', branchDigit: null, accountModel: 'INTERNAL' },
+  pixAccountId: 'pk4m9q2x7v1c8n3b6z0w5r2t',
 };
 
 const StatementEntry = z
   .object({
-    id: z.string(),
+    id: cuid('e5n8q2w7x1c4v9b3m6k0z7r2'),
     kind: z.enum(['PRIMARY', 'FEE', 'REVERSAL']),
-    amount: z.number().openapi({ description: 'reais, signed' }),
-    balanceAfter: z.number().openapi({ description: 'reais' }),
-    createdAt: z.string(),
+    amount: z.number().openapi({ description: 'reais, signed', example: -10.5 }),
+    balanceAfter: z.number().openapi({ description: 'reais', example: 89.5 }),
+    createdAt: utcDateTime(),
   })
   .openapi('StatementLedgerEntry');
 
 export const StatementTransaction = z
   .object({
-    id: z.uuid(),
-    amount: z.number().openapi({ description: 'reais, always positive' }),
+    id: uuid('c7d8e9f0-1a2b-4c3d-8e4f-5a6b7c8d9e0f'),
+    amount: z.number().openapi({ description: 'reais, always positive', example: 10.5 }),
     credit: z.boolean(),
-    description: z.string(),
+    description: z.string().openapi({ example: 'Transferência para João Souza' }),
     type: z.enum(['PIX', 'TEF']),
     status: z.enum(['DONE', 'PENDING', 'FAILED']),
-    statusExternal: z.string(),
-    createdAt: z.string(),
-    balanceAfterTransaction: z.number().openapi({ description: 'reais, after every entry of the transaction' }),
-    endToEndId: z.string().nullable(),
+    statusExternal: z.string().openapi({ example: 'SUCCESS' }),
+    createdAt: utcDateTime(),
+    balanceAfterTransaction: z.number().openapi({ description: 'reais, after every entry of the transaction', example: 89.5 }),
+    endToEndId: z.string().nullable().openapi({ example: '9d1c2b7e-0f4a-4e8b-a6d3-5c7e1f2a9b40' }),
     statementMetadata: z.object(movementMetadata).openapi('StatementMetadata'),
     ledgerEntries: z.array(StatementEntry),
   })
   .openapi('StatementTransaction');
 
-export const StatementPage = z
-  .object({
-    transactions: z.array(StatementTransaction),
-    pagination: z.object({ limit: z.number().int(), nextCursor: z.string().nullable(), hasMore: z.boolean() }),
-  })
-  .openapi('Statement');
+export const StatementPage = paginated('transactions', StatementTransaction).openapi('Statement');
+
+export const statementExample = {
+  transactions: [
+    {
+      id: 'c7d8e9f0-1a2b-4c3d-8e4f-5a6b7c8d9e0f',
+      amount: 10.5,
+      credit: false,
+      description: 'Transferência para João Souza',
+      type: 'TEF' as const,
+      status: 'DONE' as const,
+      statusExternal: 'SUCCESS',
+      createdAt: '2026-11-22T13:45:07.123Z',
+      balanceAfterTransaction: 89.5,
+      endToEndId: '9d1c2b7e-0f4a-4e8b-a6d3-5c7e1f2a9b40',
+      statementMetadata: metadataExample,
+      ledgerEntries: [{ id: 'e5n8q2w7x1c4v9b3m6k0z7r2', kind: 'PRIMARY' as const, amount: -10.5, balanceAfter: 89.5, createdAt: '2026-11-22T13:45:07.123Z' }],
+    },
+  ],
+  pagination: { limit: 20, nextCursor: null, hasMore: false },
+};
 
 export const Payout = z
   .object({
-    id: z.string().openapi({ description: 'the movement id; the payoutId while nothing is posted' }),
+    id: cuid('m3v8c1x6z9b2n7q4w0k5r8t1').openapi({ description: 'the movement id; the payoutId while nothing is posted' }),
     type: z.enum(['DEBIT', 'CREDIT']),
     status: z.enum(['PENDING', 'PROCESSING', 'POSTED', 'FAILED', 'CANCELLED', 'REFUNDED']),
     source: z.enum(['PIX_OUT', 'TEF_OUT', 'QR_CODE_OUT']),
-    description: z.string(),
+    description: z.string().openapi({ example: 'Transferência para João Souza' }),
     externalRef: z.string().nullable(),
-    feeAmount: z.string().nullable().openapi({ description: 'cents; null when no fee' }),
-    reversesMovementId: z.string().nullable(),
-    createdAt: z.string(),
+    feeAmount: z.string().regex(/^\d+$/).nullable().openapi({ description: 'cents; null when no fee', example: null }),
+    reversesMovementId: cuid().nullable().openapi({ example: null }),
+    createdAt: utcDateTime(),
     entries: z.array(
       z
         .object({
-          id: z.string(),
-          accountId: z.string(),
-          amount: z.string().openapi({ description: 'cents, negative for debits' }),
-          balanceAfter: z.string().openapi({ description: 'cents' }),
+          id: cuid('e5n8q2w7x1c4v9b3m6k0z7r2'),
+          accountId: uuid('8c5e2f1a-7b3d-4c9e-a2f6-1d0b9e8c7a65').openapi({ description: 'The account the entry is posted to' }),
+          amount: signedCents('-1050').openapi({ description: 'cents, negative for debits' }),
+          balanceAfter: signedCents('8950').openapi({ description: 'cents' }),
           kind: z.enum(['PRIMARY', 'FEE', 'REVERSAL']),
-          createdAt: z.string(),
+          createdAt: utcDateTime(),
         })
         .openapi('PayoutEntry'),
     ),
     metadata: z.object(movementMetadata).openapi('PayoutMetadata'),
   })
   .openapi('Payout');
+
+export const payoutExample = {
+  id: 'm3v8c1x6z9b2n7q4w0k5r8t1',
+  type: 'DEBIT' as const,
+  status: 'POSTED' as const,
+  source: 'TEF_OUT' as const,
+  description: 'Transferência para João Souza',
+  externalRef: null,
+  feeAmount: null,
+  reversesMovementId: null,
+  createdAt: '2026-11-22T13:45:07.123Z',
+  entries: [
+    { id: 'e5n8q2w7x1c4v9b3m6k0z7r2', accountId: '8c5e2f1a-7b3d-4c9e-a2f6-1d0b9e8c7a65', amount: '-1050', balanceAfter: '8950', kind: 'PRIMARY' as const, createdAt: '2026-11-22T13:45:07.123Z' },
+  ],
+  metadata: metadataExample,
+};

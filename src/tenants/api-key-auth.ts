@@ -14,6 +14,7 @@ export interface IntegrationAuth {
 export function apiKeyAuthenticator({ config, orm, credentials }: Services): Authenticator<IntegrationAuth> {
   return {
     security: 'apiKey',
+    errors: { 401: ['UNAUTHORIZED'] },
     async authenticate(req) {
       const header = req.headers.authorization;
       const raw = header && /^Bearer \S+$/.test(header) ? header.slice('Bearer '.length) : undefined;

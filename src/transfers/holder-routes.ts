@@ -2,10 +2,10 @@ import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { randomUUID } from 'node:crypto';
 import type { Router } from 'express';
 import { Account } from '../accounts/entities.ts';
-import { ApprovalPending } from '../approvals/routes.ts';
+import { ApprovalPending, approvalPendingExample } from '../approvals/routes.ts';
 import { submitTevOrHold } from '../approvals/service.ts';
 import { authorizeWrite, operatingAccount } from '../accounts/operating.ts';
-import { accountIdParams, tenantHeaders } from '../http/common-schemas.ts';
+import { accountIdParams, accountNumber, branch, documentNumber, tenantHeaders, uuid } from '../http/common-schemas.ts';
 import { defineRoute } from '../http/route.ts';
 import type { HolderAuth } from '../identity/authenticator.ts';
 import type { Authenticator } from '../http/route.ts';
@@ -17,15 +17,22 @@ import { AppError } from '../shared/errors.ts';
 import { reaisAmountSchema } from '../shared/money.ts';
 import { z } from '../shared/zod.ts';
 import { idempotencyKey } from '../shared/idempotency.ts';
-import { description, TevCreated } from './schemas.ts';
+import { description, TevDone, tevExamples, TevRejected, TevSubmittedUnknown } from './schemas.ts';
 import { holderTevReply } from './views.ts';
 
 const Beneficiary = z
   .object({
     beneficiary: z.object({
-      name: z.string(),
-      document: z.string(),
-      accounts: z.array(z.object({ id: z.uuid(), accountNumber: z.string(), agency: z.string(), bank: z.string() })),
+      name: z.string().openapi({ example: 'João Souza' }),
+      document: documentNumber('11144477735').openapi({ description: 'Unmasked' }),
+      accounts: z.array(
+        z.object({
+          id: uuid('1e2d3c4b-5a69-4788-9c0d-e1f2a3b4c5d6'),
+          accountNumber: accountNumber('1000024').openapi({ description: 'What to pay, as accountNumber of the payment' }),
+          agency: branch(),
+          bank: z.string().regex(/^\d{3}$/).openapi({ example: '000' }),
+        }),
+      ),
     }),
   })
   .openapi('Beneficiary');
@@ -36,17 +43,28 @@ export function registerHolderTevRoutes(router: Router, registry: OpenAPIRegistr
   defineRoute(router, registry, {
     method: 'post',
     path: '/accounts/:accountId/tev/beneficiary',
+    operationId: 'findTevBeneficiary',
     tags: ['TEV'],
     summary: 'Step 1 of TEV: find beneficiaries of the same tenant by document',
     headers: tenantHeaders,
     auth,
     params: accountIdParams,
     body: z.object({ document: digitsDocument }).openapi('BeneficiaryLookup'),
+    bodyExample: { document: '11144477735' },
     responses: {
-      200: { description: 'The beneficiary and its accounts able to receive', schema: Beneficiary },
-      403: { description: 'ONBOARDING_INCOMPLETE or ACCOUNT_NOT_APPROVED' },
-      404: { description: 'BENEFICIARY_NOT_FOUND' },
+      200: {
+        description: 'The beneficiary and its accounts able to receive',
+        schema: Beneficiary,
+        example: {
+          beneficiary: {
+            name: 'João Souza',
+            document: '11144477735',
+            accounts: [{ id: '1e2d3c4b-5a69-4788-9c0d-e1f2a3b4c5d6', accountNumber: '1000024', agency: '0001', bank: '000' }],
+          },
+        },
+      },
     },
+    errors: { 403: ['ONBOARDING_INCOMPLETE', 'ACCOUNT_NOT_APPROVED'], 404: ['NOT_FOUND', 'BENEFICIARY_NOT_FOUND'] },
     async handler({ auth: a, params, body }) {
       await operatingAccount(a, params.accountId);
       const holder = await a.em.findOne(Holder, { tenantId: a.holder.tenantId, document: body.document, status: 'ACTIVE' });
@@ -68,6 +86,7 @@ export function registerHolderTevRoutes(router: Router, registry: OpenAPIRegistr
   defineRoute(router, registry, {
     method: 'post',
     path: '/accounts/:accountId/tev/payment',
+    operationId: 'payTev',
     tags: ['TEV'],
     summary: 'Step 2 of TEV: pay an account of the same tenant (amount in reais)',
     description:
@@ -84,15 +103,25 @@ export function registerHolderTevRoutes(router: Router, registry: OpenAPIRegistr
         description: description.optional(),
       })
       .openapi('TevPayment'),
+    bodyExample: { accountNumber: '1000024', amount: 10.5, pin: '2580', description: 'Aluguel de novembro' },
     responses: {
-      200: { description: 'done', schema: z.object({ tev: TevCreated }) },
-      202: { description: 'Dual approval: held until the approver decides', schema: ApprovalPending },
-      400: { description: 'Invalid input, unknown destination (DESTINATION_NOT_FOUND) or SAME_ACCOUNT' },
-      403: { description: 'ONBOARDING_INCOMPLETE, ACCOUNT_NOT_APPROVED, INVALID_PIN, PIN_NOT_SET' },
-      409: { description: 'IDEMPOTENCY_KEY_REUSED with a different body' },
-      422: { description: 'rejected', schema: z.object({ tev: TevCreated }) },
-      423: { description: 'PIN_LOCKED' },
-      502: { description: 'submitted_unknown', schema: z.object({ tev: TevCreated }) },
+      200: { description: 'done: settled', schema: z.object({ tev: TevDone }).openapi('HolderTevDone'), example: { tev: tevExamples.done } },
+      202: { description: 'Dual approval: held until the approver decides', schema: ApprovalPending, example: approvalPendingExample },
+      422: { description: 'rejected: nothing moved; see tev.reason', schema: z.object({ tev: TevRejected }).openapi('HolderTevRejected'), example: { tev: tevExamples.rejected } },
+      502: {
+        description: 'submitted_unknown: the platform resolves it by itself',
+        schema: z.object({ tev: TevSubmittedUnknown }).openapi('HolderTevSubmittedUnknown'),
+        example: { tev: tevExamples.submittedUnknown },
+      },
+    },
+    errors: {
+      400: ['DESTINATION_NOT_FOUND', 'SAME_ACCOUNT'],
+      401: ['HOLDER_BLOCKED'],
+      403: ['ONBOARDING_INCOMPLETE', 'ACCOUNT_NOT_APPROVED', 'PIN_NOT_SET', 'INVALID_PIN'],
+      404: ['NOT_FOUND'],
+      409: ['IDEMPOTENCY_KEY_REUSED'],
+      423: ['PIN_LOCKED'],
+      429: ['RATE_LIMITED'],
     },
     async handler({ auth: a, params, body, headers }) {
       const source = await operatingAccount(a, params.accountId);

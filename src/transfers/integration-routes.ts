@@ -7,10 +7,10 @@ import { notFound } from '../shared/errors.ts';
 import { centsAmountSchema } from '../shared/money.ts';
 import { z } from '../shared/zod.ts';
 import { actingAccount, actingAccountId, type IntegrationAuth } from '../tenants/api-key-auth.ts';
-import { ApprovalPending } from '../approvals/routes.ts';
+import { ApprovalPending, approvalPendingExample } from '../approvals/routes.ts';
 import { submitTevOrHold } from '../approvals/service.ts';
 import { idempotencyKey } from '../shared/idempotency.ts';
-import { description, externalRef, TevCreated, TevRead } from './schemas.ts';
+import { description, externalRef, TevDone, tevExamples, TevRead, tevReadExample, TevRejected, TevSubmittedUnknown } from './schemas.ts';
 import { integrationTevReply } from './views.ts';
 
 export const pixAccountHeader = z.object({
@@ -38,6 +38,7 @@ export function registerIntegrationTevRoutes(router: Router, registry: OpenAPIRe
   defineRoute(router, registry, {
     method: 'post',
     path: '/v1/tev',
+    operationId: 'createTev',
     tags: ['TEV'],
     summary: 'Single-step internal transfer by branch and account number',
     description:
@@ -54,14 +55,19 @@ export function registerIntegrationTevRoutes(router: Router, registry: OpenAPIRe
         externalRef: externalRef.optional(),
       })
       .openapi('TevRequest'),
+    bodyExample: { destinationBranch: '0001', destinationAccount: '1000024', amountCents: '1050', description: 'Pedido 8841', externalRef: 'order-8841' },
     responses: {
-      200: { description: 'done', schema: TevCreated },
-      202: { description: 'Dual approval: held until the approver decides', schema: ApprovalPending },
-      400: { description: 'Invalid input, DESTINATION_NOT_FOUND, SAME_ACCOUNT' },
-      403: { description: 'ACCOUNT_NOT_IN_KEY_SCOPE, ONBOARDING_INCOMPLETE, ACCOUNT_NOT_APPROVED' },
-      409: { description: 'IDEMPOTENCY_KEY_REUSED or EXTERNAL_REF_TAKEN' },
-      422: { description: 'rejected', schema: TevCreated },
-      502: { description: 'submitted_unknown', schema: TevCreated },
+      200: { description: 'done: settled', schema: TevDone, example: tevExamples.done },
+      202: { description: 'Dual approval: held until the approver decides', schema: ApprovalPending, example: approvalPendingExample },
+      422: { description: 'rejected: nothing moved; see reason', schema: TevRejected, example: { ...tevExamples.rejected, providerStatusCode: 422 as const } },
+      502: { description: 'submitted_unknown: the platform resolves it by itself', schema: TevSubmittedUnknown, example: tevExamples.submittedUnknown },
+    },
+    errors: {
+      400: ['DESTINATION_NOT_FOUND', 'SAME_ACCOUNT'],
+      401: ['HOLDER_BLOCKED'],
+      403: ['ACCOUNT_NOT_IN_KEY_SCOPE', 'ONBOARDING_INCOMPLETE', 'ACCOUNT_NOT_APPROVED'],
+      404: ['NOT_FOUND'],
+      409: ['IDEMPOTENCY_KEY_REUSED', 'EXTERNAL_REF_TAKEN'],
     },
     async handler({ auth: a, headers, body }) {
       const sourceAccountId = await actingAccountId(a, headers['x-pix-account-id']);
@@ -82,12 +88,14 @@ export function registerIntegrationTevRoutes(router: Router, registry: OpenAPIRe
   defineRoute(router, registry, {
     method: 'get',
     path: '/v1/tev/:id',
+    operationId: 'getTev',
     tags: ['TEV'],
     summary: 'Read a transfer from the side of the calling account (direction, fee and counterpart of that side)',
     headers: pixAccountHeader,
     auth,
     params: z.object({ id: z.string().min(1).max(64) }),
-    responses: { 200: { description: 'The transfer', schema: TevRead }, 404: { description: 'Unknown, or not related to the account' } },
+    responses: { 200: { description: 'The transfer', schema: TevRead, example: tevReadExample } },
+    errors: { 403: ['ACCOUNT_NOT_IN_KEY_SCOPE'], 404: ['NOT_FOUND'] },
     async handler({ auth: a, headers, params }) {
       const account = await actingAccount(a, headers['x-pix-account-id']);
       const [row] = await a.em.execute<TevReadRow[]>(

@@ -5,6 +5,8 @@ import type { Account } from '../accounts/entities.ts';
 import { pixAccountParams } from '../fees/routes.ts';
 import type { Authenticator } from '../http/route.ts';
 import { defineRoute } from '../http/route.ts';
+import { paginated, utcDateTime, uuid } from '../http/common-schemas.ts';
+import { EVENT_TYPES } from '../events/outbox.ts';
 import type { Services } from '../services.ts';
 import { AppError, notFound } from '../shared/errors.ts';
 import { decodeCursor, pageOf, pageQuery } from '../shared/pagination.ts';
@@ -15,26 +17,36 @@ import { redeliver } from './delivery.ts';
 
 const Attempt = z
   .object({
-    attempt: z.number().int().openapi({ description: 'The attempt number within the delivery (all rounds)' }),
-    round: z.number().int().openapi({ description: '1, then one more for each redelivery' }),
-    attemptedAt: z.string().openapi({ format: 'date-time' }),
-    statusCode: z.number().int().nullable().openapi({ description: "The receiver's HTTP status; null when it did not answer" }),
-    durationMs: z.number().int(),
-    error: z.string().nullable().openapi({ description: 'Why the attempt failed; null for a 2xx' }),
+    attempt: z.number().int().min(1).openapi({ description: 'The attempt number within the delivery (all rounds)', example: 1 }),
+    round: z.number().int().min(1).openapi({ description: '1, then one more for each redelivery', example: 1 }),
+    attemptedAt: utcDateTime(),
+    statusCode: z.number().int().nullable().openapi({ description: "The receiver's HTTP status; null when it did not answer", example: 200 }),
+    durationMs: z.number().int().min(0).openapi({ example: 42 }),
+    error: z.string().nullable().openapi({ description: 'Why the attempt failed; null for a 2xx', example: null }),
   })
   .openapi('WebhookAttempt');
 
 const Delivery = z
   .object({
-    eventId: z.uuid().openapi({ description: 'The `webhook-id` header of every attempt' }),
-    eventType: z.string(),
+    eventId: uuid('0a9b8c7d-6e5f-4a3b-9c2d-1e0f9a8b7c6d').openapi({ description: 'The `webhook-id` header of every attempt' }),
+    eventType: z.enum(EVENT_TYPES),
     status: z.enum(['PENDING', 'DELIVERED', 'FAILED', 'CANCELLED']),
-    round: z.number().int(),
-    createdAt: z.string().openapi({ format: 'date-time' }),
-    finishedAt: z.string().nullable().openapi({ format: 'date-time' }),
+    round: z.number().int().min(1).openapi({ example: 1 }),
+    createdAt: utcDateTime(),
+    finishedAt: utcDateTime().nullable(),
     attempts: z.array(Attempt),
   })
   .openapi('WebhookDelivery');
+
+const deliveryExample = {
+  eventId: '0a9b8c7d-6e5f-4a3b-9c2d-1e0f9a8b7c6d',
+  eventType: 'pix.in.received' as const,
+  status: 'DELIVERED' as const,
+  round: 1,
+  createdAt: '2026-11-22T13:45:07.123Z',
+  finishedAt: '2026-11-22T13:45:07.180Z',
+  attempts: [{ attempt: 1, round: 1, attemptedAt: '2026-11-22T13:45:07.138Z', statusCode: 200, durationMs: 42, error: null }],
+};
 
 const deliveryParams = pixAccountParams.extend({ webhookId: z.string().min(1).max(64) });
 
@@ -50,16 +62,20 @@ export function registerWebhookDeliveryRoutes(router: Router, registry: OpenAPIR
   defineRoute(router, registry, {
     method: 'get',
     path: '/v1/pix-accounts/:accountId/webhooks/:webhookId/deliveries',
+    operationId: 'listWebhookDeliveries',
     tags: ['Webhooks'],
     summary: "An endpoint's deliveries, newest first, each with every attempt (time, status code, duration, error)",
     auth,
     params: deliveryParams,
     query: pageQuery,
     responses: {
-      200: { description: 'Deliveries', schema: z.object({ deliveries: z.array(Delivery), pagination: z.object({ limit: z.number(), nextCursor: z.string().nullable(), hasMore: z.boolean() }) }) },
-      403: { description: 'ACCOUNT_NOT_IN_KEY_SCOPE' },
-      404: { description: 'No such endpoint on this account' },
+      200: {
+        description: 'Deliveries',
+        schema: paginated('deliveries', Delivery),
+        example: { deliveries: [deliveryExample], pagination: { limit: 20, nextCursor: null, hasMore: false } },
+      },
     },
+    errors: { 403: ['ACCOUNT_NOT_IN_KEY_SCOPE'], 404: ['NOT_FOUND'] },
     async handler({ auth: a, params, query }) {
       const account = await scopedAccount(a, params.accountId);
       const endpoint = await endpointOf(a.em, account, params.webhookId);
@@ -83,16 +99,21 @@ export function registerWebhookDeliveryRoutes(router: Router, registry: OpenAPIR
   defineRoute(router, registry, {
     method: 'post',
     path: '/v1/pix-accounts/:accountId/webhooks/:webhookId/deliveries/:eventId/redeliver',
+    operationId: 'redeliverWebhookEvent',
     tags: ['Webhooks'],
     summary: 'Deliver one event to the endpoint again: a new round of attempts with the same webhook-id',
     auth,
     params: deliveryParams.extend({ eventId: z.uuid() }),
     responses: {
-      202: { description: 'Redelivery scheduled', schema: z.object({ eventId: z.uuid(), status: z.literal('PENDING'), round: z.number().int() }) },
-      403: { description: 'ACCOUNT_NOT_IN_KEY_SCOPE' },
-      404: { description: 'No such endpoint on this account, or no delivery of this event to it' },
-      409: { description: 'WEBHOOK_DISABLED: the endpoint is deleted' },
+      202: {
+        description: 'Redelivery scheduled',
+        schema: z
+          .object({ eventId: uuid('0a9b8c7d-6e5f-4a3b-9c2d-1e0f9a8b7c6d'), status: z.literal('PENDING'), round: z.number().int().min(2).openapi({ example: 2 }) })
+          .openapi('RedeliveryScheduled'),
+        example: { eventId: '0a9b8c7d-6e5f-4a3b-9c2d-1e0f9a8b7c6d', status: 'PENDING', round: 2 },
+      },
     },
+    errors: { 403: ['ACCOUNT_NOT_IN_KEY_SCOPE'], 404: ['NOT_FOUND'], 409: ['WEBHOOK_DISABLED'] },
     async handler({ auth: a, params }) {
       const account = await scopedAccount(a, params.accountId);
       const endpoint = await endpointOf(a.em, account, params.webhookId);

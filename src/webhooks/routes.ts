@@ -4,16 +4,17 @@ import { EVENT_TYPES } from '../events/outbox.ts';
 import { pixAccountParams } from '../fees/routes.ts';
 import type { Authenticator } from '../http/route.ts';
 import { defineRoute } from '../http/route.ts';
+import { cuid, offsetDateTime, paginated } from '../http/common-schemas.ts';
 import type { Services } from '../services.ts';
 import { pageQuery } from '../shared/pagination.ts';
 import { z } from '../shared/zod.ts';
 import { scopedAccount, type IntegrationAuth } from '../tenants/api-key-auth.ts';
 import { idempotencyKey } from '../shared/idempotency.ts';
-import { disableEndpoint, listEndpoints, registerEndpoint } from './registry.ts';
+import { disableEndpoint, listEndpoints, registerEndpoint, signingSecret } from './registry.ts';
 
 const eventType = z.string().refine((e): e is (typeof EVENT_TYPES)[number] => (EVENT_TYPES as readonly string[]).includes(e), {
   error: (issue) => `unknown event type "${String(issue.input)}"; allowed: ${EVENT_TYPES.join(', ')}`,
-});
+}).openapi({ enum: [...EVENT_TYPES] });
 
 /**
  * The endpoint URL, read strictly: `https://` and a host, written out in full (a WHATWG parser forgives `https:host`,
@@ -55,20 +56,32 @@ const authToken = z
 
 const WebhookRecord = z
   .object({
-    id: z.string(),
-    pixAccountId: z.string(),
-    url: z.string(),
-    events: z.array(z.string()),
-    coreEndpointId: z.string().nullable(),
-    enabled: z.boolean(),
-    createdAt: z.string().openapi({ description: 'ISO 8601 with the -03:00 offset' }),
+    id: cuid('wh3k8v1n6m2q9x4z7b0c5r1t'),
+    pixAccountId: cuid('pk4m9q2x7v1c8n3b6z0w5r2t'),
+    url: z.url().openapi({ description: 'The canonical form of the registered URL', example: 'https://example.com/hooks/pix' }),
+    events: z.array(z.enum(EVENT_TYPES)).openapi({ example: ['pix.in.received', 'tev.in.received'] }),
+    coreEndpointId: z.string().nullable().openapi({ description: 'The endpoint in the core, when mirrored', example: null }),
+    enabled: z.boolean().openapi({ description: 'false once deleted' }),
+    createdAt: offsetDateTime().openapi({ description: 'ISO 8601 with the -03:00 offset' }),
   })
   .openapi('Webhook');
+
+const webhookExample = {
+  id: 'wh3k8v1n6m2q9x4z7b0c5r1t',
+  pixAccountId: 'pk4m9q2x7v1c8n3b6z0w5r2t',
+  url: 'https://example.com/hooks/pix',
+  events: ['pix.in.received' as const, 'tev.in.received' as const],
+  coreEndpointId: null,
+  enabled: true,
+  createdAt: '2026-11-22T10:45:07.123-03:00',
+};
+const AUTH_TOKEN_EXAMPLE = 'whsec-test-token-with-at-least-32-characters';
 
 export function registerWebhookRoutes(router: Router, registry: OpenAPIRegistry, { config, temporal }: Services, auth: Authenticator<IntegrationAuth>): void {
   defineRoute(router, registry, {
     method: 'post',
     path: '/v1/pix-accounts/:accountId/webhooks',
+    operationId: 'registerWebhook',
     tags: ['Webhooks'],
     summary: 'Register an HTTPS endpoint for events of a Pix account (the event list is fixed at registration)',
     headers: z.object({ 'idempotency-key': idempotencyKey }),
@@ -81,21 +94,24 @@ export function registerWebhookRoutes(router: Router, registry: OpenAPIRegistry,
         authToken,
       })
       .openapi('WebhookRegistration'),
+    bodyExample: { url: 'https://example.com/hooks/pix', events: ['pix.in.received', 'tev.in.received'], authToken: AUTH_TOKEN_EXAMPLE },
     responses: {
       201: {
         description: 'Registered (a retry with the same Idempotency-Key and body returns the original record)',
         schema: WebhookRecord.extend({
-          authToken: z.string(),
-          signingSecret: z.string().openapi({
-            description: 'The signature key in the Standard Webhooks form: `whsec_` + base64 of the authToken bytes. Give it to a Standard Webhooks library (e.g. `new Webhook(signingSecret)`) to verify deliveries.',
-            example: 'whsec_d2hzZWMtdGVzdC10b2tlbi13aXRoLWF0LWxlYXN0LTMyLWNoYXJhY3RlcnM=',
-          }),
-        }),
+          authToken: z.string().openapi({ description: 'Echoed once, here', example: AUTH_TOKEN_EXAMPLE }),
+          signingSecret: z
+            .string()
+            .regex(/^whsec_[A-Za-z0-9+/]+=*$/)
+            .openapi({
+              description: 'The signature key in the Standard Webhooks form: `whsec_` + base64 of the authToken bytes. Give it to a Standard Webhooks library (e.g. `new Webhook(signingSecret)`) to verify deliveries.',
+              example: signingSecret(AUTH_TOKEN_EXAMPLE),
+            }),
+        }).openapi('WebhookCreated'),
+        example: { ...webhookExample, authToken: AUTH_TOKEN_EXAMPLE, signingSecret: signingSecret(AUTH_TOKEN_EXAMPLE) },
       },
-      400: { description: 'VALIDATION_ERROR (URL not https, not written out in full or with credentials; unknown event; authToken missing, short or with control characters) or WEBHOOK_URL_NOT_ALLOWED' },
-      403: { description: 'ACCOUNT_NOT_IN_KEY_SCOPE' },
-      409: { description: 'IDEMPOTENCY_KEY_REUSED' },
     },
+    errors: { 400: ['WEBHOOK_URL_NOT_ALLOWED'], 403: ['ACCOUNT_NOT_IN_KEY_SCOPE'], 404: ['NOT_FOUND'], 409: ['IDEMPOTENCY_KEY_REUSED'] },
     async handler({ auth: a, params, headers, body }) {
       const account = await scopedAccount(a, params.accountId);
       return { status: 201, body: await registerEndpoint(a.em, config, account, headers['idempotency-key'], body) };
@@ -105,6 +121,7 @@ export function registerWebhookRoutes(router: Router, registry: OpenAPIRegistry,
   defineRoute(router, registry, {
     method: 'get',
     path: '/v1/pix-accounts/:accountId/webhooks',
+    operationId: 'listWebhooks',
     tags: ['Webhooks'],
     summary: "List a Pix account's webhook endpoints, newest first (no authToken)",
     auth,
@@ -113,10 +130,11 @@ export function registerWebhookRoutes(router: Router, registry: OpenAPIRegistry,
     responses: {
       200: {
         description: 'Endpoints, including deleted ones (enabled false)',
-        schema: z.object({ webhooks: z.array(WebhookRecord), pagination: z.object({ limit: z.number(), nextCursor: z.string().nullable(), hasMore: z.boolean() }) }),
+        schema: paginated('webhooks', WebhookRecord),
+        example: { webhooks: [webhookExample], pagination: { limit: 20, nextCursor: null, hasMore: false } },
       },
-      403: { description: 'ACCOUNT_NOT_IN_KEY_SCOPE' },
     },
+    errors: { 403: ['ACCOUNT_NOT_IN_KEY_SCOPE'], 404: ['NOT_FOUND'] },
     async handler({ auth: a, params, query }) {
       const account = await scopedAccount(a, params.accountId);
       return { status: 200, body: await listEndpoints(a.em, config.KEY_PEPPER, account, query.limit, query.cursor) };
@@ -126,11 +144,19 @@ export function registerWebhookRoutes(router: Router, registry: OpenAPIRegistry,
   defineRoute(router, registry, {
     method: 'delete',
     path: '/v1/pix-accounts/:accountId/webhooks/:webhookId',
+    operationId: 'deleteWebhook',
     tags: ['Webhooks'],
     summary: 'Delete (disable) an endpoint: delivery stops at once, retries included; the record stays listed',
     auth,
     params: pixAccountParams.extend({ webhookId: z.string().min(1).max(64) }),
-    responses: { 200: { description: 'Disabled', schema: z.object({ id: z.string(), enabled: z.literal(false) }) }, 403: { description: 'ACCOUNT_NOT_IN_KEY_SCOPE' } },
+    responses: {
+      200: {
+        description: 'Disabled; no attempt of it is in flight any more',
+        schema: z.object({ id: cuid('wh3k8v1n6m2q9x4z7b0c5r1t'), enabled: z.literal(false) }).openapi('WebhookDeleted'),
+        example: { id: 'wh3k8v1n6m2q9x4z7b0c5r1t', enabled: false },
+      },
+    },
+    errors: { 403: ['ACCOUNT_NOT_IN_KEY_SCOPE'], 404: ['NOT_FOUND'] },
     async handler({ auth: a, params }) {
       const account = await scopedAccount(a, params.accountId);
       return { status: 200, body: await disableEndpoint(a.em, temporal.client, config, account, params.webhookId) };

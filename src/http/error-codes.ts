@@ -1,0 +1,61 @@
+/**
+ * Every `code` of the error body an HTTP API answers, with what it means. Routes name the codes they can answer by
+ * status (`errors` in `defineRoute`), and the OpenAPI documents publish each status with exactly those codes as an enum,
+ * so a client can switch on them. The text doubles as the example `message` of the documents.
+ */
+export const ERROR_CODES = {
+  VALIDATION_ERROR: 'An input is refused: `details` lists each refused input with its path and the rule it breaks',
+  UNKNOWN_TENANT: 'X-Tenant-Id does not name a tenant',
+  SAME_ACCOUNT: 'The destination is the source account itself',
+  DESTINATION_NOT_FOUND: 'No account with this branch and number in this tenant',
+  WEBHOOK_URL_NOT_ALLOWED: 'The URL must resolve to public addresses only (no loopback, private, link-local or metadata hosts)',
+  UNAUTHORIZED: 'Missing, invalid, expired or revoked credentials; authenticate again',
+  INVALID_CREDENTIALS: 'Document or password is incorrect',
+  HOLDER_BLOCKED: 'Conta bloqueada. Procure o suporte.',
+  UNKNOWN_HOLDER: 'The document is not a holder of this tenant',
+  ONBOARDING_INCOMPLETE: 'Finish identity verification (onboardingLink) before operating the account',
+  ACCOUNT_NOT_APPROVED: 'The account is not APPROVED; operations need an APPROVED account',
+  PIN_NOT_SET: 'Create a PIN first with POST /passwords/create-pin',
+  INVALID_PIN: 'Incorrect PIN; 2 attempts left before it is locked',
+  ACCOUNT_NOT_IN_KEY_SCOPE: 'This API key does not reach that Pix account',
+  NOT_APPROVER: 'Only the approver of this account can decide this request',
+  NOT_FOUND: 'Not found, or not visible to the caller',
+  BENEFICIARY_NOT_FOUND: 'No holder of this tenant with this document can receive transfers',
+  NOT_ACCEPTABLE: 'This endpoint answers application/json; send Accept: application/json',
+  REQUEST_TIMEOUT: 'The request was not received in time',
+  EMAIL_TAKEN: 'A holder with this email already exists in this tenant',
+  DOCUMENT_TAKEN: 'A holder with this document already exists in this tenant',
+  ONBOARDING_FINISHED: 'Onboarding already finished (DONE or REJECTED)',
+  PIN_ALREADY_SET: 'A PIN is already set; use POST /passwords/change-pin to change it',
+  IDEMPOTENCY_KEY_REUSED: 'This Idempotency-Key was already used with a different request',
+  EXTERNAL_REF_TAKEN: 'This externalRef was already used by another transfer of this account',
+  APPROVAL_ALREADY_DECIDED: 'This approval request was already decided or has expired',
+  CHARGE_ALREADY_PAID: 'This charge was already paid',
+  CHARGE_EXPIRED: 'This charge has expired',
+  CHARGE_REMOVED: 'The receiver removed this charge',
+  CHARGE_NOT_PAID: 'Only a paid charge can be refunded',
+  WEBHOOK_DISABLED: 'The endpoint is deleted; register it again to receive events',
+  PAYLOAD_TOO_LARGE: 'The request body is too large',
+  UNSUPPORTED_MEDIA_TYPE: 'Send the body as UTF-8 JSON',
+  INSUFFICIENT_BALANCE: 'The balance does not cover the amount and the fee; nothing moved',
+  SOURCE_NOT_ACTIVE: 'The account may not move money',
+  PIX_KEY_NOT_FOUND: 'No account answers for this Pix key',
+  QR_LOCATION_UNAVAILABLE: "The dynamic BR Code's location could not be read (unreachable, refused address, timeout, or an unexpected answer)",
+  QR_CHARGE_NOT_FOUND: "The receiver's institution serves no charge at the dynamic BR Code's location (404 or 410)",
+  QR_PAYLOAD_INVALID: "The location's answer is not a valid Pix charge payload (not a JWS, a field missing or malformed, another txid)",
+  QR_SIGNATURE_INVALID: "The charge's payload is not signed by the receiver's institution (altered, unknown key, key set on another host)",
+  AMOUNT_BELOW_RECEIVE_FEE: 'The amount does not cover the receive fee',
+  CHARGE_AMOUNT_MISMATCH: 'This charge must be paid with exactly its amount',
+  REFUND_EXCEEDS_PAID: 'The refunds of a charge cannot add up to more than it received',
+  PIN_LOCKED: 'The PIN is locked after too many wrong attempts; contact support to unlock it',
+  RATE_LIMITED: 'Too many attempts; try again later',
+  HEADERS_TOO_LARGE: 'The request line and headers exceed 16 KiB',
+  INTERNAL_ERROR: 'Something went wrong on our side; the request id in X-Request-Id helps support find it',
+  UNAVAILABLE: 'The platform could not answer in time; retry later with the same Idempotency-Key',
+  TEMPORARILY_UNAVAILABLE: 'The decision could not be applied right now; try again shortly',
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** The codes an operation can answer, by HTTP status. */
+export type ErrorsByStatus = Partial<Record<number, readonly ErrorCode[]>>;
