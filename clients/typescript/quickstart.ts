@@ -1,0 +1,124 @@
+import { randomUUID } from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
+import { createHolderClient, createIntegrationClient, type WebhookEvent } from './src/index.ts';
+
+/**
+ * The quickstart of clients/typescript/README.md, step by step against a platform with the sandbox on: two holders
+ * register and finish KYC, one is funded and sends the other a TEV with an Idempotency-Key, both sides read it back,
+ * the sender pages through its statement, and the receiver's webhook delivery is verified with `standardwebhooks`.
+ */
+
+export interface QuickstartEnvironment {
+  /** `{base_url}` and `{api_url}`. */
+  holderUrl: string;
+  apiUrl: string;
+  /** The tenant, from the operator (`npm run admin -- tenant:create --name …`). */
+  tenantId: string;
+  /** The operator issues an integration API key for these Pix accounts (`npm run admin -- api-key:create …`). */
+  issueApiKey(pixAccountIds: string[]): Promise<string>;
+  /** An HTTPS URL the platform can reach, and the requests it receives there, one at a time. */
+  webhookReceiver: { url: string; nextDelivery(): Promise<{ headers: Record<string, string>; body: string }> };
+  /** A CPF (11 digits, valid check digits) for each of the two holders. */
+  documents: [string, string];
+  fetch?: typeof fetch;
+  log?(line: string): void;
+}
+
+/** What `data` of an answer is, or an error naming the step and the platform's error body. */
+function expectData<T>(step: string, answer: { data?: T; error?: unknown; response: Response }): T {
+  if (answer.data === undefined) throw new Error(`${step}: ${answer.response.status} ${JSON.stringify(answer.error)}`);
+  return answer.data;
+}
+
+const PASSWORD = 's3nha-forte-42';
+const PIN = '2580';
+
+export async function runQuickstart(env: QuickstartEnvironment) {
+  const log = env.log ?? ((line: string) => process.stdout.write(`${line}\n`));
+  const transport = env.fetch ? { fetch: env.fetch } : {};
+
+  // 1. A holder registers, finishes KYC in the sandbox, sets a PIN and authenticates: its accounts carry pixAccountId.
+  async function onboard(name: string, document: string) {
+    const holder = createHolderClient({ baseUrl: env.holderUrl, tenantId: env.tenantId, ...transport });
+    const email = `${randomUUID()}@example.com`;
+    const registered = expectData('register', await holder.POST('/persons', { body: { name, document, email, password: PASSWORD } }));
+    holder.setToken(registered.token);
+    const requisitionId = String(registered.person.onboardingRequisitionId);
+    const kyc = expectData('complete KYC', await holder.POST('/onboarding/{requisitionId}/complete', { params: { path: { requisitionId } }, body: { decision: 'APPROVED' } }));
+    if (kyc.onboardingStep !== 'DONE') throw new Error(`KYC is ${kyc.onboardingStep}, not DONE`);
+    expectData('create PIN', await holder.POST('/passwords/create-pin', { body: { pin: PIN } }));
+    const session = expectData('authenticate', await holder.POST('/authenticate', { body: { document, password: PASSWORD } }));
+    holder.setToken(session.token);
+    const account = session.accounts[0]!;
+    log(`${name}: account ${account.agency}/${account.number}, pixAccountId ${account.pixAccountId}`);
+    return { holder, account };
+  }
+  const maria = await onboard('Maria da Silva', env.documents[0]);
+  const joao = await onboard('João Souza', env.documents[1]);
+
+  // 2. Maria's account is funded with a sandbox incoming Pix of R$ 100.00.
+  const funded = expectData(
+    'fund',
+    await maria.holder.POST('/sandbox/pix/incoming', { body: { accountId: maria.account.id, amountCents: '10000', payerName: 'Pagador Sandbox', payerDocument: '11144477735' } }),
+  );
+  log(`funded: balance ${funded.balanceAfterCents} cents`);
+
+  // 3. The integrator gets an API key for both Pix accounts and registers João's webhook endpoint.
+  const integration = createIntegrationClient({ baseUrl: env.apiUrl, apiKey: await env.issueApiKey([maria.account.pixAccountId, joao.account.pixAccountId]), ...transport });
+  const endpoint = expectData(
+    'register webhook',
+    await integration.POST('/v1/pix-accounts/{accountId}/webhooks', {
+      params: { path: { accountId: joao.account.pixAccountId }, header: { 'idempotency-key': randomUUID() } },
+      body: { url: env.webhookReceiver.url, events: ['tev.in.received'], authToken: `quickstart-${randomUUID()}` },
+    }),
+  );
+  log(`webhook ${endpoint.id} registered for ${endpoint.events.join(', ')}`);
+
+  // 4. Maria sends João R$ 10.50 with an Idempotency-Key; sending it again answers the same transfer.
+  const idempotencyKey = randomUUID();
+  const send = () =>
+    integration.POST('/v1/tev', {
+      params: { header: { 'idempotency-key': idempotencyKey, 'x-pix-account-id': maria.account.pixAccountId } },
+      body: { destinationBranch: joao.account.agency, destinationAccount: joao.account.number, amountCents: '1050', description: 'Quickstart' },
+    });
+  const transfer = async (step: string) => {
+    const answer = expectData(step, await send());
+    // A 202 would mean the account is under dual approval: the transfer waits for its approver.
+    if (!('tevId' in answer)) throw new Error(`${step}: held for approval ${answer.approvalRequestId}`);
+    return answer;
+  };
+  const sent = await transfer('send TEV');
+  const retried = await transfer('send TEV again');
+  if (retried.tevId !== sent.tevId) throw new Error('the retry named another transfer');
+  log(`TEV ${sent.tevId}: ${sent.kind}, fee ${sent.feeCents} cents`);
+
+  // 5. Both sides read it back: each sees its own direction and counterpart.
+  const readBy = async (pixAccountId: string) =>
+    expectData('read TEV', await integration.GET('/v1/tev/{id}', { params: { path: { id: sent.tevId }, header: { 'x-pix-account-id': pixAccountId } } }));
+  const [outSide, inSide] = [await readBy(maria.account.pixAccountId), await readBy(joao.account.pixAccountId)];
+  log(`read back: ${outSide.direction} to ${outSide.destination?.account}, ${inSide.direction} from ${inSide.origin?.account}`);
+
+  // 6. Maria pages through her statement, one transaction a page, following nextCursor.
+  const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
+  const statement: { description: string; amount: number; credit: boolean }[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = expectData(
+      'statement',
+      await maria.holder.GET('/accounts/{accountId}/transactions', {
+        params: { path: { accountId: maria.account.id }, query: { startDate: day(-1), endDate: day(1), limit: 1, ...(cursor ? { cursor } : {}) } },
+      }),
+    );
+    statement.push(...page.transactions);
+    cursor = page.pagination.nextCursor ?? undefined;
+  } while (cursor);
+  log(`statement: ${statement.map((t) => `${t.credit ? '+' : '-'}${t.amount} ${t.description}`).join('; ')}`);
+
+  // 7. João's endpoint receives tev.in.received; the official Standard Webhooks library checks its signature.
+  const delivery = await env.webhookReceiver.nextDelivery();
+  const event = new Webhook(endpoint.signingSecret).verify(delivery.body, delivery.headers) as WebhookEvent;
+  if (event.event !== 'tev.in.received' || event.data.tevTransferId !== sent.tevId) throw new Error(`unexpected delivery ${delivery.body}`);
+  log(`webhook ${delivery.headers['webhook-id']} verified: ${event.event} of ${event.data.amountCents} cents`);
+
+  return { tev: sent, outSide, inSide, statement, event };
+}
