@@ -13,6 +13,7 @@ import { pixEndToEndId } from './end-to-end.ts';
 import type { PixKeyType } from './keys.ts';
 import type { Beneficiary, PayoutSubmission, PixProvider, ProviderPayoutState } from './provider.ts';
 import { isPublishedHere, servedAt, txidOfOwnLocation } from './public-urls.ts';
+import { failSandboxPayout, findSandboxPayout, insertSandboxPayout } from './sandbox-psp-store.ts';
 
 /** The simulated PSP's ISPB and the platform's ISPB as payer in its end-to-end ids. */
 export const SANDBOX_PSP = { ispb: '99999999', institution: 'Banco Sandbox S.A.' };
@@ -51,18 +52,6 @@ function cpfFor(seed: string): string {
     const cpf = Array.from({ length: 100 }, (_, end) => `${base}${String(end).padStart(2, '0')}`).find(isValidCpf);
     if (cpf) return cpf;
   }
-}
-
-interface Row {
-  end_to_end_id: string;
-  outcome: 'POSTED' | 'FAILED' | 'CANCELLED';
-  reason: string | null;
-  refund_cents: string;
-  refund_end_to_end_id: string | null;
-  settles_at: string;
-  refunds_at: string | null;
-  settled: boolean;
-  refunded: boolean;
 }
 
 export interface SandboxPspOptions {
@@ -107,20 +96,15 @@ export function sandboxPsp(em: () => EntityManager, options: SandboxPspOptions):
   async function deliverToCharge(p: PayoutSubmission, txid: string): Promise<void> {
     await em().transactional(async (tx) => {
       const endToEndId = pixEndToEndId(BANK_ISPB);
-      const inserted = await tx.execute<{ payout_id: string }[]>(
-        `insert into sandbox_psp_payout (payout_id, amount_cents, end_to_end_id, outcome, settles_at)
-         values (?, ?, ?, 'POSTED', now() + ? * interval '1 millisecond')
-         on conflict (payout_id) do nothing returning payout_id`,
-        [p.payoutId, p.amountCents.toString(), endToEndId, options.settleMs],
-      );
-      if (inserted.length === 0) return;
+      const submission = { payoutId: p.payoutId, amountCents: p.amountCents, endToEndId, outcome: 'POSTED' as const, reason: null, settleMs: options.settleMs, refund: null };
+      if (!(await insertSandboxPayout(tx, submission))) return;
       const charge = await findChargeByTxid(tx, txid);
       try {
         if (!charge) throw new AppError(404, 'NOT_FOUND', 'Charge not found');
         await payCharge(tx, options.taskQueue, { tenantId: charge.tenantId, txid, amountCents: p.amountCents, payer: p.payer, endToEndId });
       } catch (err) {
         if (!(err instanceof AppError)) throw err;
-        await tx.execute(`update sandbox_psp_payout set outcome = 'FAILED', reason = ? where payout_id = ?`, [CHARGE_REFUSALS[err.code] ?? err.message, p.payoutId]);
+        await failSandboxPayout(tx, p.payoutId, CHARGE_REFUSALS[err.code] ?? err.message);
       }
     });
   }
@@ -150,29 +134,26 @@ export function sandboxPsp(em: () => EntityManager, options: SandboxPspOptions):
       if (txid) return deliverToCharge(p, txid);
       const rule = SANDBOX_OUTCOMES[Number(p.amountCents % 100n) as keyof typeof SANDBOX_OUTCOMES];
       const refund = rule && 'refund' in rule ? (rule.refund === 'total' ? p.amountCents : p.amountCents / 2n) : 0n;
-      await em().execute(
-        `insert into sandbox_psp_payout (payout_id, amount_cents, end_to_end_id, outcome, reason, refund_cents, refund_end_to_end_id, settles_at, refunds_at)
-         values (?, ?, ?, ?, ?, ?, ?, now() + ? * interval '1 millisecond', ${refund > 0n ? "now() + 2 * ? * interval '1 millisecond'" : 'null'})
-         on conflict (payout_id) do nothing`,
-        [
-          p.payoutId, p.amountCents.toString(), pixEndToEndId(BANK_ISPB), rule?.outcome ?? 'POSTED', rule && 'reason' in rule ? rule.reason : null,
-          refund.toString(), refund > 0n ? pixEndToEndId(SANDBOX_PSP.ispb) : null, options.settleMs, ...(refund > 0n ? [options.settleMs] : []),
-        ],
-      );
+      await insertSandboxPayout(em(), {
+        payoutId: p.payoutId,
+        amountCents: p.amountCents,
+        endToEndId: pixEndToEndId(BANK_ISPB),
+        outcome: rule?.outcome ?? 'POSTED',
+        reason: rule && 'reason' in rule ? rule.reason : null,
+        settleMs: options.settleMs,
+        refund: refund > 0n ? { cents: refund, endToEndId: pixEndToEndId(SANDBOX_PSP.ispb) } : null,
+      });
     },
 
     async queryPayout(payoutId: string): Promise<ProviderPayoutState> {
-      const [r] = await em().execute<Row[]>(
-        `select *, settles_at <= now() as settled, coalesce(refunds_at <= now(), false) as refunded from sandbox_psp_payout where payout_id = ?`,
-        [payoutId],
-      );
+      const r = await findSandboxPayout(em(), payoutId);
       if (!r || !r.settled) return { state: 'PROCESSING' };
-      if (r.outcome !== 'POSTED') return { state: r.outcome, endToEndId: r.end_to_end_id, reason: r.reason ?? r.outcome };
+      if (r.outcome !== 'POSTED') return { state: r.outcome, endToEndId: r.endToEndId, reason: r.reason ?? r.outcome };
       return {
         state: 'POSTED',
-        endToEndId: r.end_to_end_id,
-        settledAt: new Date(r.settles_at).toISOString(),
-        refund: r.refunded ? { endToEndId: r.refund_end_to_end_id!, amountCents: r.refund_cents, refundedAt: new Date(r.refunds_at!).toISOString() } : null,
+        endToEndId: r.endToEndId,
+        settledAt: r.settlesAt,
+        refund: r.refunded ? { endToEndId: r.refundEndToEndId!, amountCents: r.refundCents.toString(), refundedAt: r.refundsAt! } : null,
       };
     },
   };
