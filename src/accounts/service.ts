@@ -2,7 +2,9 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError, notFound } from '../shared/errors.ts';
 import { newCuid, newUuid } from '../shared/ids.ts';
 import { centsToReais } from '../shared/money.ts';
+import { debitsThisMonth } from '../ledger/store.ts';
 import { Account } from './entities.ts';
+import { insertHolderAccount } from './store.ts';
 
 /** Every account of a tenant lives in this branch; the number comes from a sequence. */
 export const AGENCY = '0001';
@@ -10,12 +12,7 @@ export const BANK = '000';
 
 /** Creates the holder's account (PENDING until KYC approval); safe to repeat. */
 export async function provisionHolderAccount(em: EntityManager, holder: { id: string; tenantId: string }): Promise<Account> {
-  await em.execute(
-    `insert into account (id, tenant_id, holder_id, kind, bank, agency, number, pix_account_id, core_account_id, status)
-     values (?, ?, ?, 'HOLDER', ?, ?, nextval('account_number_seq')::text, ?, ?, 'PENDING')
-     on conflict (holder_id) where kind = 'HOLDER' do nothing`,
-    [newUuid(), holder.tenantId, holder.id, BANK, AGENCY, newCuid(), newCuid()],
-  );
+  await insertHolderAccount(em, { id: newUuid(), tenantId: holder.tenantId, holderId: holder.id, bank: BANK, agency: AGENCY, pixAccountId: newCuid(), coreAccountId: newCuid() });
   return em.findOneOrFail(Account, { holderId: holder.id, kind: 'HOLDER' }, { refresh: true });
 }
 
@@ -37,21 +34,6 @@ export function assertAccountOperational(account: Account): void {
   }
 }
 
-/** Debits (PRIMARY and FEE) net of reversals since the start of the current month in America/Sao_Paulo. */
-async function monthlySpending(em: EntityManager, accountIds: string[]): Promise<Map<string, bigint>> {
-  if (accountIds.length === 0) return new Map();
-  const rows = await em.execute<{ account_id: string; spent: string }[]>(
-    `select account_id,
-            coalesce(sum(-amount_cents) filter (where amount_cents < 0), 0)
-              - coalesce(sum(amount_cents) filter (where kind = 'REVERSAL' and amount_cents > 0), 0) as spent
-       from ledger_entry
-      where account_id in (?)
-        and created_at >= (date_trunc('month', now() at time zone 'America/Sao_Paulo') at time zone 'America/Sao_Paulo')
-      group by account_id`,
-    [accountIds],
-  );
-  return new Map(rows.map((r) => [r.account_id, BigInt(r.spent)]));
-}
 
 export interface AccountView {
   id: string;
@@ -72,7 +54,7 @@ export interface AccountView {
  * that goal not yet spent, as a percentage from 0 to 100 with two decimals (0 when no goal is set).
  */
 export async function accountViews(em: EntityManager, accounts: Account[]): Promise<AccountView[]> {
-  const spending = await monthlySpending(em, accounts.map((a) => a.id));
+  const spending = await debitsThisMonth(em, accounts.map((a) => a.id));
   return accounts.map((a) => {
     const spent = spending.get(a.id) ?? 0n;
     const goal = a.monthlyGoalCents;

@@ -1,17 +1,15 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import type { Router } from 'express';
-import { authorizeWrite } from '../accounts/operating.ts';
 import { accountNumber, branch, cents, cuid, paginated, tenantHeaders, utcDateTime, uuid } from '../http/common-schemas.ts';
 import type { Authenticator } from '../http/route.ts';
 import { defineRoute } from '../http/route.ts';
 import type { HolderAuth } from '../identity/authenticator.ts';
 import { pinSchema } from '../identity/pin.ts';
 import type { Services } from '../services.ts';
-import { AppError } from '../shared/errors.ts';
 import { pageQuery } from '../shared/pagination.ts';
 import { z } from '../shared/zod.ts';
 import { PIX_KEY_TYPES } from '../pix/keys.ts';
-import { approvalView, decideApproval, listForApprover, visibleApproval } from './service.ts';
+import { decideApproval, listForApprover, readApproval } from './service.ts';
 
 const STATUSES = ['PENDING', 'APPROVED', 'EXECUTED', 'FAILED', 'REJECTED', 'EXPIRED'] as const;
 
@@ -102,7 +100,7 @@ export function registerApprovalRoutes(router: Router, registry: OpenAPIRegistry
     responses: { 200: { description: 'The request', schema: ApprovalRequest, example: approvalExample } },
     errors: { 404: ['NOT_FOUND'] },
     async handler({ auth: a, params }) {
-      return { status: 200, body: approvalView(await visibleApproval(a.em, a.holder, params.id)) };
+      return { status: 200, body: await readApproval(a.em, a.holder, params.id) };
     },
   });
 
@@ -135,10 +133,7 @@ export function registerApprovalRoutes(router: Router, registry: OpenAPIRegistry
         503: ['TEMPORARILY_UNAVAILABLE'],
       },
       async handler({ auth: a, params, body }) {
-        const request = await visibleApproval(a.em, a.holder, params.id);
-        if (request.approver_holder_id !== a.holder.id) throw new AppError(403, 'NOT_APPROVER', 'Only the approver of this account can decide this request');
-        await authorizeWrite(a, services.config, body.pin);
-        return { status: 200, body: approvalView(await decideApproval(services, a.em, request, approve)) };
+        return { status: 200, body: await decideApproval(services, a, params.id, approve, body.pin) };
       },
     });
   }

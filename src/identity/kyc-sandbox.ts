@@ -1,14 +1,13 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import express, { type Router } from 'express';
 import { freeText, z } from '../shared/zod.ts';
-import { holderAccounts } from '../accounts/service.ts';
 import { documentOperation } from '../http/operation-doc.ts';
 import { defineRoute, HTTP_LAYER_ERRORS } from '../http/route.ts';
 import type { Services } from '../services.ts';
 import { cpfSchema } from '../shared/documents.ts';
-import { AppError, notFound } from '../shared/errors.ts';
+import { notFound } from '../shared/errors.ts';
 import { Holder } from './entities.ts';
-import { signalKycPageOpened, signalKycResult } from './onboarding.ts';
+import { decideKyc, holderOfRequisition, openKycPage } from './kyc.ts';
 
 /** Requisition ids are 14-digit numbers; only digits are read (no sign, blank, exponent or fraction). */
 const requisitionParams = z.object({ requisitionId: z.string().regex(/^\d{1,15}$/, 'requisitionId is a number of at most 15 digits').transform(Number) });
@@ -74,13 +73,6 @@ function page(holder: Holder, notice?: string): string {
  * onboarding workflow exactly as a real KYC provider's callback would.
  */
 export function registerKycSandboxRoutes(router: Router, registry: OpenAPIRegistry, services: Services): void {
-  const { orm } = services;
-  const findByRequisition = async (requisitionId: number, tenantId: string | undefined) => {
-    const holder = await orm.em.fork().findOne(Holder, { onboardingRequisitionId: requisitionId, ...(tenantId ? { tenantId } : {}) });
-    if (!holder) throw notFound('Onboarding requisition');
-    return holder;
-  };
-
   documentOperation(registry, {
     method: 'get',
     path: '/onboarding/:requisitionId',
@@ -104,8 +96,8 @@ export function registerKycSandboxRoutes(router: Router, registry: OpenAPIRegist
     const params = requisitionParams.safeParse(req.params);
     const headers = optionalTenantHeaders.safeParse(req.headers);
     if (!params.success || !headers.success) throw notFound('Onboarding requisition');
-    const holder = await findByRequisition(params.data.requisitionId, headers.data['x-tenant-id']);
-    if (holder.onboardingStep === 'PENDING') await signalKycPageOpened(services, holder);
+    const holder = await holderOfRequisition(services, params.data.requisitionId, headers.data['x-tenant-id']);
+    await openKycPage(services, holder);
     res.type('html').send(page(holder));
   });
 
@@ -132,39 +124,16 @@ export function registerKycSandboxRoutes(router: Router, registry: OpenAPIRegist
     },
     errors: { 404: ['NOT_FOUND'], 409: ['ONBOARDING_FINISHED'] },
     async handler({ headers, params, body, req }) {
-      const holder = await findByRequisition(params.requisitionId, headers['x-tenant-id']);
-      if (holder.onboardingStep === 'DONE' || holder.onboardingStep === 'REJECTED') {
-        throw new AppError(409, 'ONBOARDING_FINISHED', `Onboarding already finished (${holder.onboardingStep})`);
-      }
-      const approved = body.decision === 'APPROVED';
-      if (approved && holder.type === 'COMPANY' && (!body.partnerName || !body.partnerDocument)) {
-        throw new AppError(400, 'VALIDATION_ERROR', 'A company needs its partner (owner) data to be approved', [
-          { path: 'body.partnerName', message: 'required for companies' },
-          { path: 'body.partnerDocument', message: 'required for companies (CPF)' },
-        ]);
-      }
-      await signalKycResult(services, holder, {
-        approved,
+      const holder = await holderOfRequisition(services, params.requisitionId, headers['x-tenant-id']);
+      const { holder: decided, accountStatus } = await decideKyc(services, holder, {
+        approved: body.decision === 'APPROVED',
         ...(body.reason ? { reason: body.reason } : {}),
         ...(body.phone ? { phone: body.phone } : {}),
         ...(body.partnerName && body.partnerDocument ? { partner: { name: body.partnerName, document: body.partnerDocument } } : {}),
       });
-      const settled = await waitForDecision(holder.id);
-      const form = req.is('application/x-www-form-urlencoded');
-      if (form) return { status: 303, body: {}, headers: { location: `/onboarding/${params.requisitionId}` } };
-      if (!settled) return { status: 202, body: { status: holder.status, onboardingStep: holder.onboardingStep, accountStatus: null } };
-      const [account] = await holderAccounts(orm.em.fork(), holder.id);
-      return { status: 200, body: { status: settled.status, onboardingStep: settled.onboardingStep, accountStatus: account?.status ?? null } };
+      if (req.is('application/x-www-form-urlencoded')) return { status: 303, body: {}, headers: { location: `/onboarding/${params.requisitionId}` } };
+      if (!decided) return { status: 202, body: { status: holder.status, onboardingStep: holder.onboardingStep, accountStatus: null } };
+      return { status: 200, body: { status: decided.status, onboardingStep: decided.onboardingStep, accountStatus } };
     },
   });
-
-  /** The workflow applies the decision within milliseconds when a worker is up; wait a little so callers see it. */
-  async function waitForDecision(holderId: string): Promise<Holder | null> {
-    for (let i = 0; i < 50; i++) {
-      const h = await orm.em.fork().findOneOrFail(Holder, { id: holderId });
-      if (h.onboardingStep === 'DONE' || h.onboardingStep === 'REJECTED') return h;
-      await new Promise((r) => setTimeout(r, 200));
-    }
-    return null;
-  }
 }

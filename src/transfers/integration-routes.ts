@@ -11,28 +11,12 @@ import { ApprovalPending, approvalPendingExample } from '../approvals/routes.ts'
 import { submitTevOrHold } from '../approvals/service.ts';
 import { idempotencyKey } from '../shared/idempotency.ts';
 import { description, externalRef, TevDone, tevExamples, TevRead, tevReadExample, TevRejected, TevSubmittedUnknown } from './schemas.ts';
-import { integrationTevReply } from './views.ts';
+import { tevSeenBy } from './reads.ts';
+import { integrationTevReply, tevReadView } from './views.ts';
 
 export const pixAccountHeader = z.object({
   'x-pix-account-id': z.string().min(1).max(64).optional().openapi({ description: 'Selects the account when the key reaches several' }),
 });
-
-interface TevReadRow {
-  id: string;
-  status: 'PROCESSING' | 'DONE' | 'FAILED';
-  source_account_id: string;
-  amount_cents: string;
-  fee_out_cents: string | null;
-  fee_in_cents: string | null;
-  description: string | null;
-  external_ref: string | null;
-  created_at: string;
-  resolved_at: string | null;
-  src_agency: string;
-  src_number: string;
-  dst_agency: string;
-  dst_number: string;
-}
 
 export function registerIntegrationTevRoutes(router: Router, registry: OpenAPIRegistry, services: Services, auth: Authenticator<IntegrationAuth>): void {
   defineRoute(router, registry, {
@@ -98,32 +82,9 @@ export function registerIntegrationTevRoutes(router: Router, registry: OpenAPIRe
     errors: { 403: ['ACCOUNT_NOT_IN_KEY_SCOPE'], 404: ['NOT_FOUND'] },
     async handler({ auth: a, headers, params }) {
       const account = await actingAccount(a, headers['x-pix-account-id']);
-      const [row] = await a.em.execute<TevReadRow[]>(
-        `select t.*, s.agency as src_agency, s.number as src_number, d.agency as dst_agency, d.number as dst_number
-           from tev_transfer t
-           join account s on s.id = t.source_account_id
-           join account d on d.id = t.destination_account_id
-          where t.id = ? and t.tenant_id = ?
-            and (t.source_account_id = ? or (t.destination_account_id = ? and t.status = 'DONE'))`,
-        [params.id, a.principal.tenantId, account.id, account.id],
-      );
-      if (!row) throw notFound('Transfer');
-      const out = row.source_account_id === account.id;
-      return {
-        status: 200,
-        body: {
-          id: row.id,
-          status: row.status === 'PROCESSING' ? 'SUBMITTED_UNKNOWN' : row.status,
-          direction: out ? 'out' : 'in',
-          amountCents: row.amount_cents,
-          feeCents: (out ? row.fee_out_cents : row.fee_in_cents) ?? '0',
-          description: row.description,
-          externalRef: row.external_ref,
-          ...(out ? { destination: { branch: row.dst_agency, account: row.dst_number } } : { origin: { branch: row.src_agency, account: row.src_number } }),
-          createdAt: new Date(row.created_at).toISOString(),
-          resolvedAt: row.resolved_at ? new Date(row.resolved_at).toISOString() : null,
-        },
-      };
+      const tev = await tevSeenBy(a.em, account, params.id);
+      if (!tev) throw notFound('Transfer');
+      return { status: 200, body: tevReadView(tev, account.id) };
     },
   });
 }

@@ -1,19 +1,16 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Router } from 'express';
-import type { Account } from '../accounts/entities.ts';
 import { pixAccountParams } from '../fees/routes.ts';
 import type { Authenticator } from '../http/route.ts';
 import { defineRoute } from '../http/route.ts';
 import { paginated, utcDateTime, uuid } from '../http/common-schemas.ts';
 import { EVENT_TYPES } from '../events/outbox.ts';
 import type { Services } from '../services.ts';
-import { AppError, notFound } from '../shared/errors.ts';
-import { decodeCursor, pageOf, pageQuery } from '../shared/pagination.ts';
+import { pageQuery } from '../shared/pagination.ts';
 import { z } from '../shared/zod.ts';
 import { scopedAccount, type IntegrationAuth } from '../tenants/api-key-auth.ts';
-import { deliveryLog } from './delivery-store.ts';
-import { redeliver } from './delivery.ts';
+import { deliveryLogPage, redeliver } from './delivery.ts';
+import { findEndpointOfAccount } from './endpoint-store.ts';
 
 const Attempt = z
   .object({
@@ -50,13 +47,6 @@ const deliveryExample = {
 
 const deliveryParams = pixAccountParams.extend({ webhookId: z.string().min(1).max(64) });
 
-/** An endpoint of the account the key acts for; any other is 404, whether or not it exists. */
-async function endpointOf(em: EntityManager, account: Account, webhookId: string): Promise<{ id: string; enabled: boolean }> {
-  const [row] = await em.execute<{ id: string; enabled: boolean }[]>('select id, enabled from webhook_endpoint where id = ? and account_id = ?', [webhookId, account.id]);
-  if (!row) throw notFound('Webhook endpoint');
-  return row;
-}
-
 /** The integrator's delivery log: every delivery of an endpoint with its attempts, and redelivery of one event. */
 export function registerWebhookDeliveryRoutes(router: Router, registry: OpenAPIRegistry, { config, temporal }: Services, auth: Authenticator<IntegrationAuth>): void {
   defineRoute(router, registry, {
@@ -78,21 +68,7 @@ export function registerWebhookDeliveryRoutes(router: Router, registry: OpenAPIR
     errors: { 403: ['ACCOUNT_NOT_IN_KEY_SCOPE'], 404: ['NOT_FOUND'] },
     async handler({ auth: a, params, query }) {
       const account = await scopedAccount(a, params.accountId);
-      const endpoint = await endpointOf(a.em, account, params.webhookId);
-      const scope = `deliveries:${endpoint.id}`;
-      const after = query.cursor === undefined ? null : decodeCursor(config.KEY_PEPPER, scope, query.cursor);
-      const rows = await deliveryLog(a.em, { endpointId: endpoint.id }, query.limit + 1, after);
-      const { items, pagination } = pageOf(rows, query.limit, config.KEY_PEPPER, scope);
-      const deliveries = items.map((d) => ({
-        eventId: d.event_id,
-        eventType: d.event_type,
-        status: d.status,
-        round: d.round,
-        createdAt: d.created_at,
-        finishedAt: d.finished_at,
-        attempts: d.attempt_log,
-      }));
-      return { status: 200, body: { deliveries, pagination } };
+      return { status: 200, body: await deliveryLogPage(a.em, config.KEY_PEPPER, account, params.webhookId, query) };
     },
   });
 
@@ -116,9 +92,7 @@ export function registerWebhookDeliveryRoutes(router: Router, registry: OpenAPIR
     errors: { 403: ['ACCOUNT_NOT_IN_KEY_SCOPE'], 404: ['NOT_FOUND'], 409: ['WEBHOOK_DISABLED'] },
     async handler({ auth: a, params }) {
       const account = await scopedAccount(a, params.accountId);
-      const endpoint = await endpointOf(a.em, account, params.webhookId);
-      if (!endpoint.enabled) throw new AppError(409, 'WEBHOOK_DISABLED', 'The endpoint is deleted; register it again to receive events');
-      const done = await redeliver(a.em, temporal.client, config, { id: endpoint.id, tenantId: account.tenantId, accountId: account.id }, params.eventId);
+      const done = await redeliver(a.em, temporal.client, config, await findEndpointOfAccount(a.em, account.id, params.webhookId), params.eventId);
       return { status: 202, body: { eventId: done.eventId, status: done.status, round: done.round } };
     },
   });
