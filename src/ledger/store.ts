@@ -210,3 +210,28 @@ export async function debitsThisMonth(em: EntityManager, accountIds: string[]): 
   );
   return new Map(rows.map((r) => [r.account_id, BigInt(r.spent)]));
 }
+
+/**
+ * A payout settled at the provider: its debit (`debitMovementId`) and the settlement account's credit of the same
+ * operation become DONE, with the end-to-end id; the debit's statement metadata gains it and the payment date.
+ */
+export async function markPayoutMovementsPosted(em: EntityManager, debitMovementId: string, operationId: string, endToEndId: string, paymentDate: string): Promise<void> {
+  await em.execute(
+    `update movement set payout_status = 'POSTED', status = 'DONE', status_external = 'SUCCESS', end_to_end_id = ?,
+            metadata = metadata || jsonb_build_object('endToEndId', ?::text, 'paymentDate', ?::text)
+      where id = ?`,
+    [endToEndId, endToEndId, paymentDate, debitMovementId],
+  );
+  await em.execute(`update movement set status = 'DONE', status_external = 'SUCCESS', end_to_end_id = ? where operation_id = ? and source = 'SETTLEMENT'`, [endToEndId, operationId]);
+}
+
+/** A payout the provider failed or cancelled: its debit and the settlement account's credit are marked failed. */
+export async function markPayoutMovementsFailed(em: EntityManager, debitMovementId: string, operationId: string, state: 'FAILED' | 'CANCELLED'): Promise<void> {
+  await em.execute(`update movement set payout_status = ?, status = 'FAILED', status_external = 'FAILURE' where id = ?`, [state, debitMovementId]);
+  await em.execute(`update movement set status = 'FAILED', status_external = 'FAILURE' where operation_id = ? and source = 'SETTLEMENT'`, [operationId]);
+}
+
+/** A settled payout the beneficiary's institution returned. */
+export async function markPayoutMovementRefunded(em: EntityManager, debitMovementId: string): Promise<void> {
+  await em.execute(`update movement set payout_status = 'REFUNDED' where id = ?`, [debitMovementId]);
+}

@@ -132,26 +132,16 @@ export async function markPayoutDebited(em: EntityManager, payoutId: string, fee
   return (await one(em, `update pix_payout p set status = 'PROCESSING', fee_cents = ?, movement_id = ? where p.id = ? returning ${COLUMNS}`, [feeCents.toString(), movementId, payoutId]))!;
 }
 
-/** POSTED: the payer's debit and the settlement account's credit are done, with the end-to-end id and payment date. */
-export async function markPayoutPosted(em: EntityManager, payout: PixPayout, endToEndId: string, settledAt: Date, paymentDate: string): Promise<void> {
-  await em.execute(
-    `update movement set payout_status = 'POSTED', status = 'DONE', status_external = 'SUCCESS', end_to_end_id = ?,
-            metadata = metadata || jsonb_build_object('endToEndId', ?::text, 'paymentDate', ?::text)
-      where id = ?`,
-    [endToEndId, endToEndId, paymentDate, payout.movementId],
-  );
-  await em.execute(`update movement set status = 'DONE', status_external = 'SUCCESS', end_to_end_id = ? where operation_id = ? and source = 'SETTLEMENT'`, [endToEndId, payout.id]);
+/** POSTED at the provider, with its end-to-end id. */
+export async function markPayoutPosted(em: EntityManager, payout: PixPayout, endToEndId: string, settledAt: Date): Promise<void> {
   await em.execute(`update pix_payout set status = 'POSTED', end_to_end_id = ?, settled_at = ? where id = ?`, [endToEndId, settledAt, payout.id]);
 }
 
-/** FAILED or CANCELLED at the provider: the debit and the settlement account's credit are marked failed. */
+/** FAILED or CANCELLED at the provider. */
 export async function markPayoutReversed(em: EntityManager, payout: PixPayout, state: 'FAILED' | 'CANCELLED', reason: string): Promise<void> {
-  await em.execute(`update movement set payout_status = ?, status = 'FAILED', status_external = 'FAILURE' where id = ?`, [state, payout.movementId]);
-  await em.execute(`update movement set status = 'FAILED', status_external = 'FAILURE' where operation_id = ? and source = 'SETTLEMENT'`, [payout.id]);
   await em.execute('update pix_payout set status = ?, reason = ? where id = ?', [state, reason, payout.id]);
 }
 
 export async function markPayoutRefunded(em: EntityManager, payout: PixPayout, refundedCents: bigint): Promise<void> {
-  await em.execute(`update movement set payout_status = 'REFUNDED' where id = ?`, [payout.movementId]);
   await em.execute(`update pix_payout set status = 'REFUNDED', refunded_cents = ? where id = ?`, [refundedCents.toString(), payout.id]);
 }

@@ -5,6 +5,7 @@ import { feesFor } from '../fees/service.ts';
 import { insertHandOff, type HandOff } from '../handoff/store.ts';
 import { Holder } from '../identity/entities.ts';
 import { feeRevenueAccountId, lockAccounts, postMovements, settlementAccountId, type MovementInput } from '../ledger/posting.ts';
+import { markPayoutMovementRefunded, markPayoutMovementsFailed, markPayoutMovementsPosted } from '../ledger/store.ts';
 import { assertSameRequest, requestHash } from '../shared/idempotency.ts';
 import { derivedId } from '../shared/ids.ts';
 import { paymentDate } from '../shared/time.ts';
@@ -183,7 +184,8 @@ export async function settlePayout(em: EntityManager, payoutId: string, state: E
     const payout = await lockPayout(tx, payoutId);
     if (payout.state !== 'PROCESSING') return;
     const settledAt = new Date(state.settledAt);
-    await markPayoutPosted(tx, payout, state.endToEndId, settledAt, paymentDate(settledAt));
+    await markPayoutMovementsPosted(tx, payout.movementId!, payout.id, state.endToEndId, paymentDate(settledAt));
+    await markPayoutPosted(tx, payout, state.endToEndId, settledAt);
     const account = await tx.findOneOrFail(Account, { id: payout.accountId });
     const b = payout.beneficiary;
     await enqueueEvents(tx, [
@@ -243,6 +245,7 @@ export async function reversePayout(em: EntityManager, payoutId: string, state: 
     const payout = await lockPayout(tx, payoutId);
     if (payout.state !== 'PROCESSING') return;
     const { account } = await postReturn(tx, payout, payout.amountCents, payout.feeCents ?? 0n, `Estorno: ${state.reason}`, null);
+    await markPayoutMovementsFailed(tx, payout.movementId!, payout.id, state.state);
     await markPayoutReversed(tx, payout, state.state, state.reason);
     const type = state.state === 'FAILED' ? 'pix.payout.failed' : 'pix.payout.cancelled';
     await enqueueEvents(tx, [
@@ -259,6 +262,7 @@ export async function refundPayout(em: EntityManager, payoutId: string, refund: 
     const amount = BigInt(refund.amountCents);
     if (amount <= 0n || amount > payout.amountCents) throw new Error(`refund of ${amount} does not fit payout ${payoutId}`);
     const { credit, account } = await postReturn(tx, payout, amount, 0n, 'Devolução de Pix enviado', refund.endToEndId);
+    await markPayoutMovementRefunded(tx, payout.movementId!);
     await markPayoutRefunded(tx, payout, amount);
     await enqueueEvents(tx, [
       payoutEvent(payout, account, 'pix.payout.refunded', {

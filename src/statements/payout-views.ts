@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { defaultTevDescription, tevBeneficiary } from '../transfers/metadata.ts';
 import { notFound } from '../shared/errors.ts';
 import { entriesByMovement, findMovement, findReturnsOf } from '../ledger/store.ts';
-import { isoUtc } from '../shared/pagination.ts';
+import { findPayout } from '../pix/payout-store.ts';
 import { tevSentBy } from '../transfers/reads.ts';
 
 /** Section 2.5 of a payout whose debit was posted, for any channel: everything comes from its movement. */
@@ -60,44 +60,41 @@ export async function tevPayout(em: EntityManager, account: { id: string; tenant
   };
 }
 
+/** The account a payout is read for: its own side of the payment. */
+type PayingAccount = { id: string; tenantId: string; agency: string; number: string; pixAccountId: string };
+
 /**
  * A Pix or QR Code payout of the account that sent it. Once debited it is its movement (status, endToEndId and
  * paymentDate follow settlement); before the debit it is PENDING, and refused before any debit it is FAILED.
  */
-export async function pixPayout(em: EntityManager, accountId: string, payoutId: string) {
-  const [p] = await em.execute<{ id: string; status: string; channel: 'PIX_OUT' | 'QR_CODE_OUT'; movement_id: string | null; description: string; created_at: string; beneficiary: Record<string, unknown>; pix_key: string; pix_key_type: string; payer_branch: string; payer_account: string; pix_account_id: string }[]>(
-    `select p.id, p.status, p.channel, p.movement_id, p.description, ${isoUtc('p.created_at')} as created_at, p.beneficiary, p.pix_key, p.pix_key_type,
-            a.agency as payer_branch, a.number as payer_account, a.pix_account_id
-       from pix_payout p join account a on a.id = p.account_id
-      where p.id = ? and p.account_id = ?`,
-    [payoutId, accountId],
-  );
-  if (!p) return null;
-  if (p.movement_id) return payoutOfMovement(em, p.movement_id);
+export async function pixPayout(em: EntityManager, account: PayingAccount, payoutId: string) {
+  const p = await findPayout(em, payoutId);
+  if (p?.accountId !== account.id) return null;
+  if (p.movementId) return payoutOfMovement(em, p.movementId);
   return {
     id: p.id,
     type: 'DEBIT' as const,
-    status: p.status === 'REQUESTED' ? ('PENDING' as const) : ('FAILED' as const),
+    status: p.state === 'REQUESTED' ? ('PENDING' as const) : ('FAILED' as const),
     source: p.channel,
     description: p.description,
     externalRef: null,
     feeAmount: null,
     reversesMovementId: null,
-    createdAt: p.created_at,
+    createdAt: p.createdAt,
     entries: [],
     metadata: {
-      date: p.created_at,
+      date: p.createdAt,
       endToEndId: null,
-      payer: { branch: p.payer_branch, account: p.payer_account },
-      beneficiary: { ...p.beneficiary, pixKey: p.pix_key, pixKeyType: p.pix_key_type },
-      pixAccountId: p.pix_account_id,
+      payer: { branch: account.agency, account: account.number },
+      beneficiary: { ...p.beneficiary, pixKey: p.pixKey, pixKeyType: p.pixKeyType },
+      pixAccountId: account.pixAccountId,
     },
   };
 }
 
 /** Section 4.8: a payment the account sent, by its payoutId (a TEV by its tevId, a Pix by its payoutId); else 404. */
-export async function sentPayout(em: EntityManager, account: { id: string; tenantId: string }, payoutId: string) {
-  const payout = (await tevPayout(em, account, payoutId)) ?? (await pixPayout(em, account.id, payoutId));
+export async function sentPayout(em: EntityManager, account: PayingAccount, payoutId: string) {
+  const payout = (await tevPayout(em, account, payoutId)) ?? (await pixPayout(em, account, payoutId));
   if (!payout) throw notFound('Payout');
   return payout;
 }
