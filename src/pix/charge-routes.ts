@@ -1,12 +1,9 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import type { Router } from 'express';
-import type { Account } from '../accounts/entities.ts';
-import { assertAccountOperational } from '../accounts/service.ts';
+import { operatingPixAccount } from '../accounts/operating.ts';
 import { pixAccountParams } from '../fees/routes.ts';
 import type { Authenticator } from '../http/route.ts';
 import { defineRoute } from '../http/route.ts';
-import { Holder } from '../identity/entities.ts';
-import { assertOnboarded } from '../identity/service.ts';
 import type { Services } from '../services.ts';
 import { centsAmountSchema } from '../shared/money.ts';
 import { pageQuery } from '../shared/pagination.ts';
@@ -77,15 +74,6 @@ const ChargeRefund = z
 
 const chargeParams = pixAccountParams.extend({ chargeId: z.string().min(1).max(64) });
 
-/** A charge operation moves the account's money: the holder must be through KYC and the account approved (403). */
-async function operableAccount(a: IntegrationAuth, pixAccountId: string): Promise<{ account: Account; holder: Holder }> {
-  const account = await scopedAccount(a, pixAccountId);
-  const holder = await a.em.findOneOrFail(Holder, { id: account.holderId! });
-  assertOnboarded(holder);
-  assertAccountOperational(account);
-  return { account, holder };
-}
-
 export function registerPixChargeRoutes(router: Router, registry: OpenAPIRegistry, { config, temporal }: Services, auth: Authenticator<IntegrationAuth>): void {
   defineRoute(router, registry, {
     method: 'post',
@@ -127,7 +115,7 @@ export function registerPixChargeRoutes(router: Router, registry: OpenAPIRegistr
       422: ['AMOUNT_BELOW_RECEIVE_FEE'],
     },
     async handler({ auth: a, params, headers, body }) {
-      const { account, holder } = await operableAccount(a, params.accountId);
+      const { account, holder } = await operatingPixAccount(a, params.accountId);
       const { charge, handOff } = await createCharge(a.em, config.TEMPORAL_TASK_QUEUE, account, holder.name, config.publicBaseUrl, headers['idempotency-key'], {
         amountCents: body.amountCents,
         expiresInSeconds: body.expiresInSeconds,
@@ -202,7 +190,7 @@ export function registerPixChargeRoutes(router: Router, registry: OpenAPIRegistr
       422: ['REFUND_EXCEEDS_PAID', 'INSUFFICIENT_BALANCE'],
     },
     async handler({ auth: a, params, headers, body }) {
-      const { account } = await operableAccount(a, params.accountId);
+      const { account } = await operatingPixAccount(a, params.accountId);
       return { status: 201, body: await refundCharge(a.em, account, params.chargeId, headers['idempotency-key'], body.amountCents) };
     },
   });
