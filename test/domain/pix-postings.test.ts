@@ -4,32 +4,20 @@
  * tenant of its own, whose ledger must still be consistent and sum to zero afterwards.
  */
 import { randomUUID } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, describe, expect, test } from '@jest/globals';
+import { describe, expect, test } from '@jest/globals';
 import { Account } from '../../src/accounts/entities.ts';
 import { feeRevenueAccountId, InsufficientBalance, lockAccounts, postMovements, settlementAccountId, type MovementInput } from '../../src/ledger/posting.ts';
-import type { Orm } from '../../src/persistence/orm.ts';
 import { receivePix } from '../../src/pix/incoming.ts';
 import { openPayout, recordPayout, refundPayout, reversePayout, settlePayout } from '../../src/pix/payouts.ts';
-import { closeDb, sql } from '../support/db.ts';
-import { balanceOf, expectLedgerConsistent } from '../support/ledger.ts';
+import { sql } from '../support/db.ts';
+import { balanceOf } from '../support/ledger.ts';
 import { tenantState } from '../support/tenant-state.ts';
-import { fund, newTenant, onboardedHolder, openTestOrm, type HolderAccount } from './support/accounts.ts';
+import { domainDatabase, fund, onboardedHolder, type HolderAccount } from './support/accounts.ts';
 
 const RECEIVE_FEE = 10n;
 const SEND_FEE = 100n;
 
-let orm: Orm;
-const tenants: string[] = [];
-beforeAll(async () => {
-  orm = await openTestOrm();
-});
-afterEach(async () => {
-  for (const tenantId of tenants.splice(0)) await expectLedgerConsistent(tenantId);
-});
-afterAll(async () => {
-  await orm?.close();
-  await closeDb();
-});
+const db = domainDatabase();
 
 interface World {
   tenantId: string;
@@ -40,9 +28,8 @@ interface World {
 
 /** A tenant charging R$ 0,10 per Pix received and R$ 1,00 per Pix sent, and a holder who received R$ 100,00. */
 async function world(): Promise<World> {
-  const em = orm.em.fork();
-  const tenantId = await newTenant(em, { pixIn: RECEIVE_FEE, pixOut: SEND_FEE });
-  tenants.push(tenantId);
+  const em = db.em();
+  const tenantId = await db.tenant({ pixIn: RECEIVE_FEE, pixOut: SEND_FEE });
   const holder = await onboardedHolder(em, tenantId);
   await fund(em, tenantId, holder.accountId, 10_000n);
   return { tenantId, holder, settlementId: await settlementAccountId(em, tenantId), revenueId: await feeRevenueAccountId(em, tenantId) };
@@ -58,7 +45,7 @@ const balances = async (w: World) => ({
 const AFTER_FUNDING = { holder: 10_000n - RECEIVE_FEE, settlement: -10_000n, revenue: RECEIVE_FEE };
 
 async function payout(w: World, amountCents: bigint): Promise<string> {
-  const em = orm.em.fork();
+  const em = db.em();
   const account = await em.findOneOrFail(Account, { id: w.holder.accountId });
   const { payoutId } = await recordPayout(em, 'test-pepper', {
     tenantId: w.tenantId,
@@ -103,12 +90,12 @@ describe('incoming Pix', () => {
     const w = await world();
     const before = await tenantState(w.tenantId);
     const payer = { name: 'Pagador', document: '12345678909', ispb: '12345678', institution: 'Banco', branch: '0001', account: '1' };
-    await expect(receivePix(orm.em.fork(), { tenantId: w.tenantId, accountId: w.holder.accountId, amountCents: RECEIVE_FEE, payer })).rejects.toMatchObject({
+    await expect(receivePix(db.em(), { tenantId: w.tenantId, accountId: w.holder.accountId, amountCents: RECEIVE_FEE, payer })).rejects.toMatchObject({
       code: 'AMOUNT_BELOW_RECEIVE_FEE',
     });
-    await orm.em.fork().nativeUpdate(Account, { id: w.holder.accountId }, { status: 'REJECTED' });
+    await db.em().nativeUpdate(Account, { id: w.holder.accountId }, { status: 'REJECTED' });
     const rejected = await tenantState(w.tenantId);
-    await expect(receivePix(orm.em.fork(), { tenantId: w.tenantId, accountId: w.holder.accountId, amountCents: 500n, payer })).rejects.toMatchObject({
+    await expect(receivePix(db.em(), { tenantId: w.tenantId, accountId: w.holder.accountId, amountCents: 500n, payer })).rejects.toMatchObject({
       code: 'ACCOUNT_NOT_APPROVED',
     });
     expect(before.counts).toEqual(rejected.counts);
@@ -120,7 +107,7 @@ describe('a payout', () => {
   test('its debit takes amount and fee at once (PROCESSING); the provider settles it: POSTED, and nothing more moves', async () => {
     const w = await world();
     const payoutId = await payout(w, 1_500n);
-    expect(await openPayout(orm.em.fork(), payoutId)).toMatchObject({ payoutId, status: 'PROCESSING', amountCents: '1500', feeCents: '100', reason: null });
+    expect(await openPayout(db.em(), payoutId)).toMatchObject({ payoutId, status: 'PROCESSING', amountCents: '1500', feeCents: '100', reason: null });
     const debited = { holder: AFTER_FUNDING.holder - 1_500n - SEND_FEE, settlement: AFTER_FUNDING.settlement + 1_500n, revenue: AFTER_FUNDING.revenue + SEND_FEE };
     expect(await balances(w)).toEqual(debited);
     expect(await movementsOf(payoutId)).toEqual([
@@ -128,9 +115,9 @@ describe('a payout', () => {
       { source: 'PIX_OUT', status: 'PENDING', payout_status: 'PROCESSING' },
       { source: 'SETTLEMENT', status: 'PENDING', payout_status: null },
     ]);
-    expect(await openPayout(orm.em.fork(), payoutId)).toMatchObject({ status: 'PROCESSING' });
+    expect(await openPayout(db.em(), payoutId)).toMatchObject({ status: 'PROCESSING' });
 
-    await settlePayout(orm.em.fork(), payoutId, { state: 'POSTED', endToEndId: 'E12345678202601021200abcdefghijk', settledAt: new Date().toISOString(), refund: null });
+    await settlePayout(db.em(), payoutId, { state: 'POSTED', endToEndId: 'E12345678202601021200abcdefghijk', settledAt: new Date().toISOString(), refund: null });
     expect(await payoutStatus(payoutId)).toEqual({ status: 'POSTED', reason: null });
     expect(await movementsOf(payoutId)).toEqual([
       { source: 'FEE_REVENUE', status: 'DONE', payout_status: null },
@@ -143,7 +130,7 @@ describe('a payout', () => {
   test('a balance that covers the amount but not the fee: REJECTED with INSUFFICIENT_BALANCE, nothing moves', async () => {
     const w = await world();
     const payoutId = await payout(w, AFTER_FUNDING.holder - SEND_FEE + 1n);
-    expect(await openPayout(orm.em.fork(), payoutId)).toMatchObject({ status: 'REJECTED', reason: 'INSUFFICIENT_BALANCE' });
+    expect(await openPayout(db.em(), payoutId)).toMatchObject({ status: 'REJECTED', reason: 'INSUFFICIENT_BALANCE' });
     expect(await balances(w)).toEqual(AFTER_FUNDING);
     expect(await movementsOf(payoutId)).toEqual([]);
   });
@@ -151,10 +138,10 @@ describe('a payout', () => {
   test('FAILED at the provider: amount and fee return as a reversal, once', async () => {
     const w = await world();
     const payoutId = await payout(w, 1_500n);
-    await openPayout(orm.em.fork(), payoutId);
+    await openPayout(db.em(), payoutId);
     const failed = { state: 'FAILED', endToEndId: 'E12345678202601021200abcdefghijk', reason: 'Conta destino encerrada' } as const;
-    await reversePayout(orm.em.fork(), payoutId, failed);
-    await reversePayout(orm.em.fork(), payoutId, failed);
+    await reversePayout(db.em(), payoutId, failed);
+    await reversePayout(db.em(), payoutId, failed);
     expect(await payoutStatus(payoutId)).toEqual({ status: 'FAILED', reason: 'Conta destino encerrada' });
     expect(await balances(w)).toEqual(AFTER_FUNDING);
     const reversal = await sql<{ account_id: string; kind: string; amount: string }>(
@@ -173,11 +160,11 @@ describe('a payout', () => {
   test('refunded after settlement: the refunded amount (not the fee) is credited back, once', async () => {
     const w = await world();
     const payoutId = await payout(w, 1_500n);
-    await openPayout(orm.em.fork(), payoutId);
-    await settlePayout(orm.em.fork(), payoutId, { state: 'POSTED', endToEndId: 'E12345678202601021200abcdefghijk', settledAt: new Date().toISOString(), refund: null });
+    await openPayout(db.em(), payoutId);
+    await settlePayout(db.em(), payoutId, { state: 'POSTED', endToEndId: 'E12345678202601021200abcdefghijk', settledAt: new Date().toISOString(), refund: null });
     const refund = { endToEndId: 'D12345678202601021205abcdefghijk', amountCents: '500', refundedAt: new Date().toISOString() };
-    await refundPayout(orm.em.fork(), payoutId, refund);
-    await refundPayout(orm.em.fork(), payoutId, refund);
+    await refundPayout(db.em(), payoutId, refund);
+    await refundPayout(db.em(), payoutId, refund);
     expect(await payoutStatus(payoutId)).toMatchObject({ status: 'REFUNDED' });
     expect(await balances(w)).toEqual({
       holder: AFTER_FUNDING.holder - 1_500n - SEND_FEE + 500n,
@@ -209,7 +196,7 @@ describe('postMovements, the guard of every Pix posting', () => {
   });
 
   const post = (w: World, movements: (w: World) => MovementInput[]) =>
-    orm.em.fork().transactional(async (tx) => postMovements(tx, await lockAccounts(tx, [w.holder.accountId, w.settlementId]), movements(w)));
+    db.em().transactional(async (tx) => postMovements(tx, await lockAccounts(tx, [w.holder.accountId, w.settlementId]), movements(w)));
 
   test('lines that do not sum to zero are refused before anything is written', async () => {
     const w = await world();

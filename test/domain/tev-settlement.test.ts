@@ -4,36 +4,24 @@
  * consistent and sum to zero afterwards.
  */
 import { randomUUID } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, describe, expect, test } from '@jest/globals';
+import { describe, expect, test } from '@jest/globals';
 import { Account } from '../../src/accounts/entities.ts';
 import { Holder } from '../../src/identity/entities.ts';
 import { setBlocked } from '../../src/identity/service.ts';
 import { feeRevenueAccountId } from '../../src/ledger/posting.ts';
-import type { Orm } from '../../src/persistence/orm.ts';
 import { resolveTev, SANDBOX_FAILURE, settleTev, type SettleMode } from '../../src/transfers/settlement.ts';
 import type { TevSubmission } from '../../workflows/contracts/tev.ts';
-import { closeDb, sql } from '../support/db.ts';
-import { balanceOf, expectLedgerConsistent } from '../support/ledger.ts';
+import { sql } from '../support/db.ts';
+import { balanceOf } from '../support/ledger.ts';
 import { tenantState } from '../support/tenant-state.ts';
-import { fund, newTenant, onboardedHolder, openTestOrm, type HolderAccount } from './support/accounts.ts';
+import { domainDatabase, fund, onboardedHolder, type HolderAccount } from './support/accounts.ts';
 
 const SEND_FEE = 50n;
 const RECEIVE_FEE = 20n;
 const LIMIT = 500_000n;
 const config = { TEV_MAX_AMOUNT_CENTS: LIMIT };
 
-let orm: Orm;
-const tenants: string[] = [];
-beforeAll(async () => {
-  orm = await openTestOrm();
-});
-afterEach(async () => {
-  for (const tenantId of tenants.splice(0)) await expectLedgerConsistent(tenantId);
-});
-afterAll(async () => {
-  await orm?.close();
-  await closeDb();
-});
+const db = domainDatabase();
 
 interface World {
   tenantId: string;
@@ -44,9 +32,8 @@ interface World {
 
 /** A tenant charging R$ 0,50 to send and R$ 0,20 to receive, a payer with R$ 100,00 and a payee with nothing. */
 async function world(): Promise<World> {
-  const em = orm.em.fork();
-  const tenantId = await newTenant(em, { tevOut: SEND_FEE, tevIn: RECEIVE_FEE });
-  tenants.push(tenantId);
+  const em = db.em();
+  const tenantId = await db.tenant({ tevOut: SEND_FEE, tevIn: RECEIVE_FEE });
   const [payer, payee] = await Promise.all([onboardedHolder(em, tenantId, 'Maria Pagadora'), onboardedHolder(em, tenantId, 'João Recebedor')]);
   await fund(em, tenantId, payer.accountId, 10_000n);
   return { tenantId, payer, payee, revenueId: await feeRevenueAccountId(em, tenantId) };
@@ -68,7 +55,7 @@ function transfer(w: World, amountCents: bigint, overrides: Partial<TevSubmissio
   };
 }
 
-const settle = (s: TevSubmission, mode: SettleMode = 'SUBMIT', c: { TEV_MAX_AMOUNT_CENTS: bigint } = config) => settleTev(orm.em.fork(), c, s, mode);
+const settle = (s: TevSubmission, mode: SettleMode = 'SUBMIT', c: { TEV_MAX_AMOUNT_CENTS: bigint } = config) => settleTev(db.em(), c, s, mode);
 
 const balances = async (w: World) => ({
   payer: await balanceOf(w.payer.accountId),
@@ -148,7 +135,7 @@ describe('a transfer recorded FAILED: nothing moves, the payer is told why', () 
 
   test('a payee that may not receive (blocked holder): DESTINATION_NOT_ACTIVE', async () => {
     const w = await world();
-    await setBlocked(orm.em.fork(), w.tenantId, w.payee.document, true);
+    await setBlocked(db.em(), w.tenantId, w.payee.document, true);
     const s = transfer(w, 1_000n);
     expect(await settle(s)).toMatchObject({ code: 'FAILED', outcome: { reason: 'DESTINATION_NOT_ACTIVE' } });
     expect(await balances(w)).toEqual({ payer: 10_000n, payee: 0n, revenue: 0n });
@@ -158,7 +145,7 @@ describe('a transfer recorded FAILED: nothing moves, the payer is told why', () 
     const w = await world();
     const s = transfer(w, 1_000n);
     expect((await settle(s, 'HOLD')).code).toBe('PROCESSING');
-    await setBlocked(orm.em.fork(), w.tenantId, w.payer.document, true);
+    await setBlocked(db.em(), w.tenantId, w.payer.document, true);
     expect(await settle(s, 'RESOLVE')).toMatchObject({ code: 'FAILED', outcome: { reason: 'SOURCE_NOT_ACTIVE' } });
     expect(await balances(w)).toEqual({ payer: 10_000n, payee: 0n, revenue: 0n });
   });
@@ -185,23 +172,23 @@ describe('a request refused before it becomes a transfer: no record, nothing wri
 
   test.each(['BLOCKED', 'CLOSED'] as const)('a %s payer: HOLDER_BLOCKED', async (status) => {
     const w = await world();
-    await orm.em.fork().nativeUpdate(Holder, { id: w.payer.holderId }, { status });
+    await db.em().nativeUpdate(Holder, { id: w.payer.holderId }, { status });
     await expectRefused(w, transfer(w, 100n), 'HOLDER_BLOCKED');
     await expectRefused(w, transfer(w, 100n), 'HOLDER_BLOCKED', 'HOLD');
   });
 
   test('a payer whose KYC is not finished: ONBOARDING_INCOMPLETE; an account not APPROVED: ACCOUNT_NOT_APPROVED', async () => {
     const w = await world();
-    await orm.em.fork().nativeUpdate(Holder, { id: w.payer.holderId }, { status: 'PENDING', onboardingStep: 'IN_PROGRESS' });
+    await db.em().nativeUpdate(Holder, { id: w.payer.holderId }, { status: 'PENDING', onboardingStep: 'IN_PROGRESS' });
     await expectRefused(w, transfer(w, 100n), 'ONBOARDING_INCOMPLETE');
-    await orm.em.fork().nativeUpdate(Holder, { id: w.payer.holderId }, { status: 'ACTIVE', onboardingStep: 'DONE' });
-    await orm.em.fork().nativeUpdate(Account, { id: w.payer.accountId }, { status: 'REJECTED' });
+    await db.em().nativeUpdate(Holder, { id: w.payer.holderId }, { status: 'ACTIVE', onboardingStep: 'DONE' });
+    await db.em().nativeUpdate(Account, { id: w.payer.accountId }, { status: 'REJECTED' });
     await expectRefused(w, transfer(w, 100n), 'ACCOUNT_NOT_APPROVED');
   });
 
   test('an account under dual approval: APPROVAL_REQUIRED (the payment is held for its approver instead)', async () => {
     const w = await world();
-    await orm.em.fork().nativeUpdate(Account, { id: w.payer.accountId }, { approverHolderId: w.payee.holderId });
+    await db.em().nativeUpdate(Account, { id: w.payer.accountId }, { approverHolderId: w.payee.holderId });
     await expectRefused(w, transfer(w, 100n), 'APPROVAL_REQUIRED');
     await expectRefused(w, transfer(w, 100n), 'APPROVAL_REQUIRED', 'HOLD');
   });
@@ -210,7 +197,7 @@ describe('a request refused before it becomes a transfer: no record, nothing wri
 describe('dual approval when resolving', () => {
   test('a transfer resolved after its outcome was unknown FAILS with APPROVAL_REQUIRED; the approval itself settles it', async () => {
     const w = await world();
-    await orm.em.fork().nativeUpdate(Account, { id: w.payer.accountId }, { approverHolderId: w.payee.holderId });
+    await db.em().nativeUpdate(Account, { id: w.payer.accountId }, { approverHolderId: w.payee.holderId });
     expect(await settle(transfer(w, 100n), 'RESOLVE')).toMatchObject({ code: 'FAILED', outcome: { reason: 'APPROVAL_REQUIRED' } });
     expect(await settle(transfer(w, 100n, { origin: 'APPROVAL' }), 'RESOLVE')).toMatchObject({ code: 'DONE' });
     expect(await balances(w)).toEqual({ payer: 10_000n - 100n - SEND_FEE, payee: 100n - RECEIVE_FEE, revenue: SEND_FEE + RECEIVE_FEE });
@@ -233,7 +220,7 @@ describe('idempotency by tevId', () => {
     const s = transfer(w, 20_000n);
     const failed = await settle(s);
     expect(failed).toMatchObject({ code: 'FAILED', outcome: { reason: 'INSUFFICIENT_BALANCE' } });
-    await fund(orm.em.fork(), w.tenantId, w.payer.accountId, 20_000n);
+    await fund(db.em(), w.tenantId, w.payer.accountId, 20_000n);
     expect(await settle(s)).toEqual(failed);
     expect(await balanceOf(w.payer.accountId)).toBe(30_000n);
   });
@@ -243,7 +230,7 @@ describe('idempotency by tevId', () => {
     const s = transfer(w, 1_000n);
     const done = await settle(s);
     expect(await settle({ ...s, amountCents: '999' })).toEqual({ code: 'IDEMPOTENCY_KEY_REUSED', destinationId: w.payee.accountId });
-    await setBlocked(orm.em.fork(), w.tenantId, w.payer.document, true);
+    await setBlocked(db.em(), w.tenantId, w.payer.document, true);
     expect(await settle(s)).toEqual(done);
   });
 
@@ -286,7 +273,7 @@ describe('HOLD, then RESOLVE or FAIL', () => {
     const w = await world();
     const s = transfer(w, 1_000n);
     await settle(s, 'HOLD');
-    const failed = await settleTev(orm.em.fork(), config, s, 'FAIL', { failReason: SANDBOX_FAILURE });
+    const failed = await settleTev(db.em(), config, s, 'FAIL', { failReason: SANDBOX_FAILURE });
     expect(failed).toMatchObject({ code: 'FAILED', outcome: { status: 'FAILED', reason: SANDBOX_FAILURE, feeCents: '0' } });
     expect(await settle(s, 'RESOLVE')).toEqual(failed);
     expect(await balances(w)).toEqual({ payer: 10_000n, payee: 0n, revenue: 0n });
@@ -299,17 +286,17 @@ describe('resolveTev, the resolution workflow step', () => {
     const w = await world();
     const failing = transfer(w, 1_098n);
     await settle(failing, 'HOLD');
-    expect(await resolveTev(orm.em.fork(), config, { submission: failing, sandbox: { delayMs: 0, outcome: 'FAILED' } })).toMatchObject({ status: 'FAILED', reason: SANDBOX_FAILURE });
+    expect(await resolveTev(db.em(), config, { submission: failing, sandbox: { delayMs: 0, outcome: 'FAILED' } })).toMatchObject({ status: 'FAILED', reason: SANDBOX_FAILURE });
     const settling = transfer(w, 1_097n);
     await settle(settling, 'HOLD');
-    expect(await resolveTev(orm.em.fork(), config, { submission: settling, sandbox: { delayMs: 0, outcome: 'DONE' } })).toMatchObject({ status: 'DONE', feeCents: '50' });
+    expect(await resolveTev(db.em(), config, { submission: settling, sandbox: { delayMs: 0, outcome: 'DONE' } })).toMatchObject({ status: 'DONE', feeCents: '50' });
     expect(await balanceOf(w.payer.accountId)).toBe(10_000n - 1_097n - SEND_FEE);
   });
 
   test('a destination that no longer exists resolves FAILED with the refusal, without a record', async () => {
     const w = await world();
     const s = transfer(w, 100n, { destination: { branch: '0001', account: '999999999' } });
-    expect(await resolveTev(orm.em.fork(), config, { submission: s, sandbox: null })).toMatchObject({ tevId: s.tevId, status: 'FAILED', reason: 'DESTINATION_NOT_FOUND', feeCents: '0' });
+    expect(await resolveTev(db.em(), config, { submission: s, sandbox: null })).toMatchObject({ tevId: s.tevId, status: 'FAILED', reason: 'DESTINATION_NOT_FOUND', feeCents: '0' });
     expect(await recordOf(s.tevId)).toBeUndefined();
   });
 });

@@ -3,6 +3,7 @@
  * functions the api and the workflows call, on the run's database, with no HTTP and no workflow in between.
  */
 import { randomInt, randomUUID } from 'node:crypto';
+import { afterAll, afterEach, beforeAll } from '@jest/globals';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Account } from '../../../src/accounts/entities.ts';
 import { setFees } from '../../../src/fees/service.ts';
@@ -11,9 +12,38 @@ import { approveOnboarding, provisionOnboardingAccount } from '../../../src/iden
 import { openOrm, type Orm } from '../../../src/persistence/orm.ts';
 import { receivePix } from '../../../src/pix/incoming.ts';
 import { createTenant } from '../../../src/tenants/service.ts';
+import { closeDb } from '../../support/db.ts';
 import { newCpf } from '../../support/fixtures.ts';
+import { expectLedgerConsistent } from '../../support/ledger.ts';
 
-export const openTestOrm = (): Promise<Orm> => openOrm(process.env.TEST_DATABASE_URL!, 4);
+const openTestOrm = (): Promise<Orm> => openOrm(process.env.TEST_DATABASE_URL!, 4);
+
+/**
+ * The run's database for one test file: an ORM opened before its tests, and after each test the check that every
+ * tenant it made through `tenant()` still has a consistent ledger that sums to zero.
+ */
+export function domainDatabase() {
+  let orm: Orm | undefined;
+  const tenants: string[] = [];
+  beforeAll(async () => {
+    orm = await openTestOrm();
+  });
+  afterEach(async () => {
+    for (const tenantId of tenants.splice(0)) await expectLedgerConsistent(tenantId);
+  });
+  afterAll(async () => {
+    await orm?.close();
+    await closeDb();
+  });
+  return {
+    em: (): EntityManager => orm!.em.fork(),
+    async tenant(fees: Parameters<typeof setFees>[3] = {}): Promise<string> {
+      const tenantId = await newTenant(orm!.em.fork(), fees);
+      tenants.push(tenantId);
+      return tenantId;
+    },
+  };
+}
 
 /** A new tenant (with its fee revenue and settlement accounts) and, when given, its fee schedule. */
 export async function newTenant(em: EntityManager, fees: Parameters<typeof setFees>[3] = {}): Promise<string> {
