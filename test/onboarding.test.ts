@@ -48,6 +48,7 @@ describe('KYC onboarding workflow', () => {
     expect(after.body.accounts).toEqual([
       {
         id: pending.id,
+        pixAccountId: expect.stringMatching(/^[a-z][0-9a-z]{23}$/),
         bank: '000',
         agency: expect.stringMatching(/^\d{4}$/),
         number: expect.stringMatching(/^\d+$/),
@@ -60,6 +61,8 @@ describe('KYC onboarding workflow', () => {
     ]);
     const account = await accountOf(r.holder.id);
     expect(account.pix_account_id).toMatch(/^[a-z0-9]{24,}$/);
+    // The integrator's id of the account is in the authentication response, not only in the operator command line.
+    expect(after.body.accounts[0].pixAccountId).toBe(account.pix_account_id);
     expect(account.core_account_id).toMatch(/^[a-z0-9]{24,}$/);
 
     // Operators find the run by business ids, never by personal data.
