@@ -151,14 +151,20 @@ export class PublishedDocument {
     return [...problems, ...this.schemaProblems(`${key} ${answer.status}`, media.schema, answer.body)];
   }
 
-  /** What is wrong with a webhook delivery (its headers and its `{ event, data }` body) against the document's `webhooks`. */
-  deliveryProblems(headers: Record<string, string | string[] | undefined>, body: unknown): string[] {
+  /** What is wrong with an event's `{ event, data }` body against the document's `webhooks`. */
+  eventProblems(body: unknown): string[] {
     const event = (body as { event?: unknown } | null)?.event;
-    const operation = typeof event === 'string' ? this.document.webhooks?.[event]?.post : undefined;
-    if (!operation) return [`event ${String(event)} is not among the document's webhooks`];
-    const missing = (operation.parameters ?? []).filter((p) => p.in === 'header' && p.required && headers[p.name!.toLowerCase()] === undefined).map((p) => `header ${p.name} is missing`);
-    const schema = operation.requestBody?.content?.['application/json']?.schema;
-    return [...missing, ...(schema ? this.schemaProblems(`webhook ${event}`, schema, body) : [])];
+    const schema = typeof event === 'string' ? this.document.webhooks?.[event]?.post?.requestBody?.content?.['application/json']?.schema : undefined;
+    if (!schema) return [`event ${String(event)} is not among the document's webhooks`];
+    return this.schemaProblems(`webhook ${event}`, schema, body);
+  }
+
+  /** What is wrong with a webhook delivery: its headers and its body. */
+  deliveryProblems(headers: Record<string, string | string[] | undefined>, body: unknown): string[] {
+    const event = String((body as { event?: unknown } | null)?.event);
+    const parameters = this.document.webhooks?.[event]?.post?.parameters ?? [];
+    const missing = parameters.filter((p) => p.in === 'header' && p.required && headers[p.name!.toLowerCase()] === undefined).map((p) => `header ${p.name} is missing`);
+    return [...missing, ...this.eventProblems(body)];
   }
 }
 
