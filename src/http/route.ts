@@ -52,8 +52,8 @@ export interface RouteSpec<P extends AnyObject | undefined, Q extends AnyObject 
 }
 
 /**
- * What any request can be answered, whatever the route: a refused input or body (the JSON layer reads a body on every
- * route), an Accept without JSON, the HTTP server's limits, a failure, or the request deadline.
+ * What any request can be answered, whatever serves it: a refused input or body (the JSON layer reads a body on every
+ * path), the HTTP server's limits, a failure, or the request deadline. Routes also refuse an Accept without JSON.
  */
 export const HTTP_LAYER_ERRORS: ErrorsByStatus = {
   400: ['VALIDATION_ERROR'],
