@@ -91,19 +91,10 @@ async function one(em: EntityManager, sql: string, params: unknown[]): Promise<P
   return row ? toPixCharge(row) : null;
 }
 
-export interface NewCharge {
-  id: string;
-  tenantId: string;
-  accountId: string;
-  pixAccountId: string;
-  txid: string;
-  amountCents: bigint;
-  tag: string | null;
-  brCode: string;
+export type NewCharge = Pick<PixCharge, 'id' | 'tenantId' | 'accountId' | 'pixAccountId' | 'txid' | 'amountCents' | 'tag' | 'brCode' | 'requestHash'> & {
   idempotencyKey: string;
-  requestHash: string;
   expiresInSeconds: number;
-}
+};
 
 /** Inserts an ACTIVE charge expiring `expiresInSeconds` after now; null when the account's Idempotency-Key is taken. */
 export async function insertCharge(em: EntityManager, c: NewCharge): Promise<PixCharge | null> {
