@@ -65,6 +65,9 @@ beforeAll(async () => {
     },
     'GET /health': {},
     'GET /onboarding/{requisitionId}': { params: { requisitionId: String(pending.holder.onboardingRequisitionId) } },
+    // No charge exists in this tenant: the location answers its own 404, which the fuzzing must not turn into a 200.
+    'GET /pix/cob/{txid}': { params: { txid: 'k8Jd0s2LqX9vT4mB7nC1pR5wY3' } },
+    'GET /pix/jwks.json': {},
     'POST /onboarding/{requisitionId}/complete': { params: { requisitionId: String(pending.holder.onboardingRequisitionId) }, body: { decision: 'APPROVED', reason: 'ok' } },
     'POST /sandbox/pix/incoming': { body: { accountId: alice.account.id, amountCents: '100', payerName: 'Pagador', payerDocument: newCpf() } },
     'POST /sandbox/pix/charges/{txid}/pay': { params: { txid: activeCharge.txid }, body: { payerName: 'Pagador', payerDocument: newCpf(), amountCents: '5000' } },
@@ -133,9 +136,10 @@ function casesOf(base: string, op: Operation): Case[] {
   return cases;
 }
 
+/** The platform's error body; the Pix locations add the RFC 7807 members the Pix rules ask for. */
 const isErrorBody = (body: unknown): boolean => {
   if (typeof body !== 'object' || body === null) return false;
-  const { code, message, details, ...rest } = body as Record<string, unknown>;
+  const { code, message, details, type: _type, title: _title, status: _status, detail: _detail, ...rest } = body as Record<string, unknown>;
   return typeof code === 'string' && /^[A-Z][A-Z_]*$/.test(code) && typeof message === 'string' && (details === undefined || Array.isArray(details)) && Object.keys(rest).length === 0;
 };
 

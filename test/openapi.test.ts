@@ -60,7 +60,9 @@ describe.each(['holder', 'integration'] as const)('the %s document', (name) => {
       if (body && body.example === undefined) missing.push(`${at}: request example`);
       for (const [status, response] of Object.entries<any>(op.responses).map(([s, r]) => [s, resolve(r)] as const)) {
         if (!response.headers?.['X-Request-Id'] && !['408', '431'].includes(status)) missing.push(`${at} ${status}: X-Request-Id header`);
-        if (Number(status) >= 400 && !response.content?.['application/json']?.schema) missing.push(`${at} ${status}: schema`);
+        // Errors are JSON, or RFC 7807 problem JSON where the Pix rules ask for it (the charge locations).
+        const errorBody = response.content?.['application/json'] ?? response.content?.['application/problem+json'];
+        if (Number(status) >= 400 && !errorBody?.schema) missing.push(`${at} ${status}: schema`);
         for (const [type, media] of Object.entries<any>(response.content ?? {})) {
           if (media.example === undefined) missing.push(`${at} ${status} ${type}: example`);
           // An error body narrows Error's code to the codes of this status; a business outcome (a rejected TEV) has its own schema.

@@ -23,7 +23,7 @@ export function createHolderApp(services: Services): Express {
   registerHolderTevRoutes(router, registry, services, auth);
   registerApprovalRoutes(router, registry, services, auth);
   registerPixPaymentRoutes(router, registry, services, auth);
-  registerPixLocationRoutes(router, services);
+  registerPixLocationRoutes(router, registry, services);
   registerStatementRoutes(router, registry, services, auth);
   if (services.config.SANDBOX) {
     registerKycSandboxRoutes(router, registry, services);

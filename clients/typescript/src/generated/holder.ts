@@ -283,6 +283,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/pix/cob/{txid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A charge's dynamic BR Code location: its payload (API Pix `cob`) as a JWS signed with the platform's key
+         * @description What a payer's institution fetches when a holder scans a charge. The JWS header carries `alg`, `kid` and `jku` (this host's /pix/jwks.json). Paid, refunded and expired charges are served too: their `status` and `calendario` say why they cannot be paid.
+         */
+        get: operations["readChargeLocation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/pix/jwks.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The public keys that sign charge payloads (JWKS): the `jku` of every payload */
+        get: operations["readPixKeySet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/accounts/{accountId}/transactions": {
         parameters: {
             query?: never;
@@ -804,6 +841,35 @@ export interface components {
             qrCode: string;
             amount?: number;
             pin?: string;
+        };
+        PixCobPayloadNotFound: {
+            /** @enum {string} */
+            type: "https://pix.bcb.gov.br/api/v2/error/CobPayloadNaoEncontrado";
+            title: string;
+            /** @enum {number} */
+            status: 404;
+            detail: string;
+            /** @enum {string} */
+            code: "NOT_FOUND";
+            message: string;
+        };
+        PixKeySet: {
+            keys: components["schemas"]["PixSigningKey"][];
+        };
+        PixSigningKey: {
+            /** @enum {string} */
+            kty: "EC" | "RSA";
+            /** @description RFC 7638 thumbprint of the key; the `kid` of every payload it signs */
+            kid: string;
+            /** @enum {string} */
+            alg: "ES256" | "PS256";
+            /** @enum {string} */
+            use: "sig";
+            crv?: string;
+            x?: string;
+            y?: string;
+            n?: string;
+            e?: string;
         };
         Statement: {
             transactions: components["schemas"]["StatementTransaction"][];
@@ -3256,6 +3322,107 @@ export interface operations {
             };
             423: components["responses"]["PIN_LOCKED"];
             429: components["responses"]["RATE_LIMITED"];
+            431: components["responses"]["HEADERS_TOO_LARGE"];
+            500: components["responses"]["INTERNAL_ERROR"];
+            503: components["responses"]["UNAVAILABLE"];
+        };
+    };
+    readChargeLocation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The charge txid (26 to 35 letters and digits) */
+                txid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The signed payload (JWS compact serialization) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example eyJhbGciOiJFUzI1NiIsImtpZCI6Ii4uLiIsImprdSI6Imh0dHBzOi8vYmFuay5leGFtcGxlL3BpeC9qd2tzLmpzb24ifQ.eyJ0eGlkIjoiLi4uIn0.c2lnbmF0dXJl */
+                    "application/jose": string;
+                };
+            };
+            400: components["responses"]["VALIDATION_ERROR"];
+            /** @description No charge at this location (API Pix `CobPayloadNaoEncontrado`, RFC 7807) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://pix.bcb.gov.br/api/v2/error/CobPayloadNaoEncontrado",
+                     *       "title": "Cobrança não encontrada",
+                     *       "status": 404,
+                     *       "detail": "Nenhuma cobrança nesta location",
+                     *       "code": "NOT_FOUND",
+                     *       "message": "Charge not found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["PixCobPayloadNotFound"];
+                };
+            };
+            408: components["responses"]["REQUEST_TIMEOUT"];
+            413: components["responses"]["PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["UNSUPPORTED_MEDIA_TYPE"];
+            431: components["responses"]["HEADERS_TOO_LARGE"];
+            500: components["responses"]["INTERNAL_ERROR"];
+            503: components["responses"]["UNAVAILABLE"];
+        };
+    };
+    readPixKeySet: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key set */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "keys": [
+                     *         {
+                     *           "kty": "EC",
+                     *           "crv": "P-256",
+                     *           "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
+                     *           "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0",
+                     *           "kid": "NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs",
+                     *           "alg": "ES256",
+                     *           "use": "sig"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PixKeySet"];
+                };
+            };
+            400: components["responses"]["VALIDATION_ERROR"];
+            408: components["responses"]["REQUEST_TIMEOUT"];
+            413: components["responses"]["PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["UNSUPPORTED_MEDIA_TYPE"];
             431: components["responses"]["HEADERS_TOO_LARGE"];
             500: components["responses"]["INTERNAL_ERROR"];
             503: components["responses"]["UNAVAILABLE"];
