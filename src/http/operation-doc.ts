@@ -3,7 +3,8 @@ import type { z } from '../shared/zod.ts';
 import { ERROR_CODES, type ErrorCode, type ErrorsByStatus } from './error-codes.ts';
 import { errorExample, errorSchema, HEADER_SCHEMES, REQUEST_ID_HEADER, REQUEST_ID_PARAMETER } from './openapi.ts';
 
-type AnyObject = z.ZodObject<z.ZodRawShape>;
+/** Any zod object schema: the shape of params, query and headers. */
+export type AnyObject = z.ZodObject<z.ZodRawShape>;
 
 /** One documented response: its body (JSON unless said otherwise) with an example of it. */
 export interface ResponseDoc {

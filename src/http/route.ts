@@ -3,9 +3,8 @@ import type { NextFunction, Request, Response, Router } from 'express';
 import { isStorableText, STORABLE_TEXT_RULE, z } from '../shared/zod.ts';
 import { AppError, validationError, type ErrorDetail } from '../shared/errors.ts';
 import type { ErrorsByStatus } from './error-codes.ts';
-import { documentOperation, mergeErrors, type ResponseDoc, type SecurityRequirement } from './operation-doc.ts';
+import { documentOperation, mergeErrors, type AnyObject, type ResponseDoc, type SecurityRequirement } from './operation-doc.ts';
 
-type AnyObject = z.ZodObject<z.ZodRawShape>;
 type Infer<T> = T extends z.ZodType ? z.infer<T> : undefined;
 
 /** How a route proves who is calling; what it returns reaches the handler as `auth`. */
