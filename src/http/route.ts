@@ -3,7 +3,7 @@ import type { NextFunction, Request, Response, Router } from 'express';
 import { isStorableText, STORABLE_TEXT_RULE, z } from '../shared/zod.ts';
 import { AppError, validationError, type ErrorDetail } from '../shared/errors.ts';
 import type { ErrorsByStatus } from './error-codes.ts';
-import { documentOperation, mergeErrors, type AnyObject, type ResponseDoc, type SecurityRequirement } from './operation-doc.ts';
+import { documentOperation, mergeErrors, type AnyObject, type OperationDoc, type SecurityRequirement } from './operation-doc.ts';
 
 type Infer<T> = T extends z.ZodType ? z.infer<T> : undefined;
 
@@ -22,15 +22,12 @@ export interface Reply {
   headers?: Record<string, string>;
 }
 
-export interface RouteSpec<P extends AnyObject | undefined, Q extends AnyObject | undefined, H extends AnyObject | undefined, B extends z.ZodType | undefined, A> {
-  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
-  /** Express form, e.g. `/accounts/:accountId`; the OpenAPI path is derived. */
-  path: string;
-  /** The name generated clients give the operation. */
-  operationId: string;
-  summary: string;
-  description?: string;
-  tags: string[];
+/**
+ * A route: its OpenAPI operation (`OperationDoc`, with the request schemas typed for the handler) and its handler.
+ * Security and the errors every route answers are filled in by `defineRoute`.
+ */
+export interface RouteSpec<P extends AnyObject | undefined, Q extends AnyObject | undefined, H extends AnyObject | undefined, B extends z.ZodType | undefined, A>
+  extends Omit<OperationDoc, 'params' | 'query' | 'headers' | 'body' | 'bodyExample' | 'security' | 'errors'> {
   params?: P;
   query?: Q;
   headers?: H;
@@ -43,8 +40,6 @@ export interface RouteSpec<P extends AnyObject | undefined, Q extends AnyObject 
    * authenticator's scheme; none for a public route.
    */
   security?: SecurityRequirement[];
-  /** The answers that are not errors (business outcomes included), each with its body and an example. */
-  responses: Record<number, ResponseDoc>;
   /** The error codes of this route's own checks, by status; route.ts adds what every route and its authenticator answer. */
   errors?: ErrorsByStatus;
   handler(input: { params: Infer<P>; query: Infer<Q>; headers: Infer<H>; body: Infer<B>; auth: A; req: Request; res: Response }): Promise<Reply>;

@@ -11,6 +11,16 @@ import { platformSigner } from './signing-key.ts';
 
 const TXID = /^[A-Za-z0-9]{26,35}$/;
 
+/** API Pix error `CobPayloadNaoEncontrado` (RFC 7807), with the platform's own `code` and `message` beside it. */
+const COB_PAYLOAD_NOT_FOUND = {
+  type: 'https://pix.bcb.gov.br/api/v2/error/CobPayloadNaoEncontrado',
+  title: 'Cobrança não encontrada',
+  status: 404,
+  detail: 'Nenhuma cobrança nesta location',
+  code: 'NOT_FOUND',
+  message: 'Charge not found',
+} as const;
+
 /**
  * What payers' institutions read when a holder scans a charge's dynamic BR Code: the location `/pix/cob/<txid>` serves
  * the charge's payload as a JWS (`application/jose`), signed with the platform's key, whose public half is at
@@ -31,18 +41,10 @@ export function registerPixLocationRoutes(router: Router, registry: OpenAPIRegis
       const txid = req.params.txid;
       const charge = TXID.test(txid) ? await findChargeByTxid(orm.em.fork(), txid) : null;
       if (!charge) {
-        // API Pix error `CobPayloadNaoEncontrado` (RFC 7807), with the platform's own `code` and `message` beside it.
         res
           .status(404)
           .type('application/problem+json')
-          .json({
-            type: 'https://pix.bcb.gov.br/api/v2/error/CobPayloadNaoEncontrado',
-            title: 'Cobrança não encontrada',
-            status: 404,
-            detail: 'Nenhuma cobrança nesta location',
-            code: 'NOT_FOUND',
-            message: 'Charge not found',
-          });
+          .json(COB_PAYLOAD_NOT_FOUND);
         return;
       }
       // Paid and expired charges are still served, as the API Pix allows: their status and calendar tell the payer why
@@ -107,14 +109,7 @@ function documentLocationRoutes(registry: OpenAPIRegistry): void {
         description: 'No charge at this location (API Pix `CobPayloadNaoEncontrado`, RFC 7807)',
         contentType: 'application/problem+json',
         schema: CobPayloadNotFound,
-        example: {
-          type: 'https://pix.bcb.gov.br/api/v2/error/CobPayloadNaoEncontrado',
-          title: 'Cobrança não encontrada',
-          status: 404,
-          detail: 'Nenhuma cobrança nesta location',
-          code: 'NOT_FOUND',
-          message: 'Charge not found',
-        },
+        example: COB_PAYLOAD_NOT_FOUND,
       },
     },
     errors: HTTP_LAYER_ERRORS,
