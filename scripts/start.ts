@@ -43,8 +43,6 @@ function stopAll(code: number): Promise<never> {
 process.on('SIGINT', () => void stopAll(0));
 process.on('SIGTERM', () => void stopAll(0));
 
-const prefixed = (name: string) => (line: string) => process.stdout.write(`[${name}] ${line}\n`);
-
 try {
   const temporalBinary = externalTemporal ? null : ensureTemporalBinary(say);
 
@@ -89,7 +87,7 @@ try {
   say(applied.length ? `migrations applied: ${applied.join(', ')}` : 'database schema up to date');
 
   for (const [name, script] of [['worker', 'worker/main.ts'], ['api', 'src/main.ts']] as const) {
-    await supervisor.keep({ name, start: async () => spawnService({ name, command: node, args: [script], env, onLine: prefixed(name) }) });
+    await supervisor.keep({ name, start: async () => spawnService({ name, command: node, args: [script], env, inheritOutput: true }) });
   }
   const holderUrl = `http://${config.HOST}:${config.PORT}`;
   const integrationUrl = `http://${config.HOST}:${config.API_PORT}`;

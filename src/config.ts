@@ -93,6 +93,10 @@ const schema = z
     REQUEST_DEADLINE_MS: positiveMs.default(20_000),
     /** How long an HTTP caller waits for a TEV outcome before getting `submitted_unknown`. */
     TEV_RESPONSE_DEADLINE_MS: positiveMs.default(5000),
+    /** Most TEV requests settled in one statement and transaction (`settle_tev_batch`); 1 settles each alone. */
+    TEV_BATCH_MAX: z.coerce.number().int().min(1).max(100).default(16),
+    /** Most settlement statements in flight at once, each on its own pool connection; more requests wait and batch. */
+    TEV_BATCH_LANES: z.coerce.number().int().min(1).max(100).default(4),
     /** Largest single TEV; above it the transfer is rejected (422, AMOUNT_ABOVE_LIMIT). Default R$ 1,000,000.00. */
     TEV_MAX_AMOUNT_CENTS: z.coerce.bigint().positive().default(100_000_000n),
   })

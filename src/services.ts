@@ -3,6 +3,7 @@ import type { Config } from './config.ts';
 import { openOrm, type Orm } from './persistence/orm.ts';
 import { lazyTemporal, type Temporal } from './temporal/connection.ts';
 import { createCredentialCache, type CredentialCache } from './tenants/credential-cache.ts';
+import { SettlementQueue } from './transfers/settlement-queue.ts';
 
 /** What the HTTP apps and the operator commands share: configuration, logger, database and Temporal client. */
 export interface Services {
@@ -12,12 +13,21 @@ export interface Services {
   temporal: Temporal;
   /** Verified credentials, kept until revoked (every instance hears the revocation). */
   credentials: CredentialCache;
+  /** The request path's TEV settlement, batched under load. */
+  settlements: SettlementQueue;
 }
 
 /** Opens the database; Temporal is connected lazily, so the api runs (and says so on /health) while it is away. */
 export async function openServices(config: Config, logger: Logger): Promise<Services> {
   const orm = await openOrm(config.DATABASE_URL, config.DATABASE_POOL_MAX);
-  return { config, logger, orm, temporal: lazyTemporal(config), credentials: createCredentialCache(config.DATABASE_URL, logger) };
+  return {
+    config,
+    logger,
+    orm,
+    temporal: lazyTemporal(config),
+    credentials: createCredentialCache(config.DATABASE_URL, logger),
+    settlements: new SettlementQueue(orm.em, config),
+  };
 }
 
 export async function closeServices(services: Services): Promise<void> {

@@ -15,6 +15,11 @@ export interface SpawnOptions {
   env?: NodeJS.ProcessEnv;
   /** Called with every line the process writes (stdout and stderr). */
   onLine?: (line: string, stream: 'stdout' | 'stderr') => void;
+  /**
+   * The process writes to the supervisor's own stdout and stderr, with no copy through the supervisor: for services
+   * that log a JSON line per request (each line names its service), where the copy cost CPU under load.
+   */
+  inheritOutput?: boolean;
 }
 
 /**
@@ -22,9 +27,12 @@ export interface SpawnOptions {
  * stops services in dependency order.
  */
 export function spawnService(o: SpawnOptions): ManagedProcess {
-  const child = spawn(o.command, o.args, { env: o.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-  for (const stream of ['stdout', 'stderr'] as const) {
-    createInterface({ input: child[stream]! }).on('line', (line) => o.onLine?.(line, stream));
+  const output = o.inheritOutput ? 'inherit' : 'pipe';
+  const child = spawn(o.command, o.args, { env: o.env ?? process.env, stdio: ['ignore', output, output], detached: true });
+  if (!o.inheritOutput) {
+    for (const stream of ['stdout', 'stderr'] as const) {
+      createInterface({ input: child[stream]! }).on('line', (line) => o.onLine?.(line, stream));
+    }
   }
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code, signal) => resolve(code ?? (signal ? 128 : null))));
   return {

@@ -90,9 +90,9 @@ export async function submitTev(services: Services, r: TevRequest): Promise<TevR
     idempotencyKey: r.idempotencyKey,
     origin: r.origin,
   };
-  const em = orm.em.fork();
   const sandbox = sandboxOutcome(services, r.amountCents);
   if (sandbox) {
+    const em = orm.em.fork();
     // Recorded PROCESSING with its hand-off in one transaction; the workflow resolves it a few seconds later.
     const start = tevResolutionStart({ submission, sandbox });
     const settled = await settleTev(em, config, submission, 'HOLD', { handOff: { ...start, taskQueue: config.TEMPORAL_TASK_QUEUE } });
@@ -102,7 +102,7 @@ export async function submitTev(services: Services, r: TevRequest): Promise<TevR
     return resultOf(settled);
   }
   try {
-    return resultOf(await within(settleTev(em, config, submission, 'SUBMIT'), config.TEV_RESPONSE_DEADLINE_MS));
+    return resultOf(await within(services.settlements.settle(submission), config.TEV_RESPONSE_DEADLINE_MS));
   } catch (err) {
     if (err instanceof AppError) throw err;
     logger.warn({ err, tevId: submission.tevId }, 'TEV outcome unknown; handing it to its resolution workflow');

@@ -3,7 +3,7 @@ import type { Config } from '../config.ts';
 import { newCuid } from '../shared/ids.ts';
 import type { WorkflowStart } from '../temporal/workflow-start.ts';
 import type { TevOutcome, TevResolutionInput, TevSubmission } from '../../workflows/contracts/tev.ts';
-import { callSettleTev } from './store.ts';
+import { callSettleTev, callSettleTevBatch, type SettleRow } from './store.ts';
 
 /**
  * How `settle_tev` treats a transfer:
@@ -33,6 +33,7 @@ export type Settlement =
 
 /** 3 movements and 5 entries at most; cuid2 ids are made here, where the library is. */
 const ID_COUNT = 8;
+const newPostingIds = (): string[] => Array.from({ length: ID_COUNT }, newCuid);
 
 /**
  * Settles (or records, or reads) one TEV in one statement: one round trip, one transaction. Everything the transfer
@@ -62,10 +63,42 @@ export async function settleTev(
     s.idempotencyKey,
     s.origin,
     config.TEV_MAX_AMOUNT_CENTS.toString(),
-    `{${Array.from({ length: ID_COUNT }, newCuid).join(',')}}`,
+    `{${newPostingIds().join(',')}}`,
     options.handOff ? JSON.stringify(options.handOff) : null,
     options.failReason ?? null,
   ]);
+  return settlementOf(r);
+}
+
+/**
+ * Submits several TEV requests (SUBMIT mode each) in one statement and one transaction, `settle_tev_batch`
+ * (migration 1300): the answers, in the order of `submissions`. If the statement fails, nothing of it was written.
+ */
+export async function settleTevBatch(em: EntityManager, config: Pick<Config, 'TEV_MAX_AMOUNT_CENTS'>, submissions: TevSubmission[]): Promise<Settlement[]> {
+  const rows = await callSettleTevBatch(
+    em,
+    submissions.map((s) => ({
+      tev_id: s.tevId,
+      tenant_id: s.tenantId,
+      source_id: s.sourceAccountId,
+      destination_id: 'accountId' in s.destination ? s.destination.accountId : null,
+      destination_branch: 'branch' in s.destination ? s.destination.branch : null,
+      destination_account: 'branch' in s.destination ? s.destination.account : null,
+      amount: s.amountCents,
+      description: s.description,
+      external_ref: s.externalRef,
+      end_to_end_id: s.endToEndId,
+      idempotency_key: s.idempotencyKey,
+      origin: s.origin,
+      ids: newPostingIds(),
+    })),
+    config.TEV_MAX_AMOUNT_CENTS.toString(),
+  );
+  return rows.map(settlementOf);
+}
+
+/** An answer of `settle_tev`: a transfer state, or the refusal that kept the request from becoming one. */
+function settlementOf(r: SettleRow): Settlement {
   const code = r.code as Settlement['code'];
   if (code === 'DONE' || code === 'FAILED') {
     return {

@@ -37,6 +37,35 @@ export async function callSettleTev(em: EntityManager, params: unknown[]): Promi
   return (await pool.query<SettleRow>({ name: 'settle_tev', text: sql, values: params })).rows[0]!;
 }
 
+/** One request of a `settle_tev_batch` call (the `tev_batch_item` type of migration 1300). */
+export interface TevBatchItem {
+  tev_id: string;
+  tenant_id: string;
+  source_id: string;
+  destination_id: string | null;
+  destination_branch: string | null;
+  destination_account: string | null;
+  amount: string;
+  description: string | null;
+  external_ref: string | null;
+  end_to_end_id: string;
+  idempotency_key: string;
+  origin: string;
+  ids: string[];
+}
+
+/** The answers of one `settle_tev_batch` call, in the order of its items. */
+export async function callSettleTevBatch(em: EntityManager, items: TevBatchItem[], maxAmountCents: string): Promise<SettleRow[]> {
+  const pool = await em.getConnection().getNativeClient();
+  const { rows } = await pool.query<SettleRow & { ord: string }>({
+    name: 'settle_tev_batch',
+    text: 'select * from settle_tev_batch($1::jsonb, $2)',
+    values: [JSON.stringify(items), maxAmountCents],
+  });
+  if (rows.length !== items.length) throw new Error(`settle_tev_batch answered ${rows.length} of ${items.length} requests`);
+  return rows.sort((a, b) => Number(a.ord) - Number(b.ord));
+}
+
 export type TevStatus = 'PROCESSING' | 'DONE' | 'FAILED';
 
 /** A transfer with both sides' branch and number and the beneficiary's name and document. */

@@ -10,6 +10,7 @@ import { Migration20261122000900_workflow_handoff } from './Migration20261122000
 import { Migration20261122001000_tev_settlement } from './Migration20261122001000_tev_settlement.ts';
 import { Migration20261122001100_event_relay_cursor } from './Migration20261122001100_event_relay_cursor.ts';
 import { Migration20261122001200_webhook_endpoint_delivery } from './Migration20261122001200_webhook_endpoint_delivery.ts';
+import { Migration20261122001300_tev_settlement_batch } from './Migration20261122001300_tev_settlement_batch.ts';
 
 /** Every schema change, in order. New migrations are appended here. */
 export const migrations = [
@@ -25,4 +26,5 @@ export const migrations = [
   Migration20261122001000_tev_settlement,
   Migration20261122001100_event_relay_cursor,
   Migration20261122001200_webhook_endpoint_delivery,
+  Migration20261122001300_tev_settlement_batch,
 ];
