@@ -8,7 +8,8 @@
  * 2. HTTP: POST /v1/tev from 1, 8 and 32 client loops, `seconds` each; 80% from a random pair's source to its
  *    destination, 20% from the hot account to a random destination (they all queue on that account's row lock).
  * 3. The hot account alone: every transfer from it, 32 clients.
- * 4. The settlement function (`settleTev`, one SQL statement) called directly: no HTTP, 32 loops.
+ * 4. The settlement called directly, no HTTP, 32 loops: `settleTev` (one statement per transfer), then the
+ *    settlement queue the handlers call (`settle_tev_batch` under load).
  * 5. Raw SQL: the same double-entry posting in pgbench (`bench/sql/raw-posting.sql`) on the same server.
  * 6. The Temporal floor: empty Update-with-Start workflows per second on the same Temporal server.
  * 7. Conservation of the bench tenant's ledger (exit 1 on FAIL), then the figures beside their targets and ratios.
@@ -17,8 +18,10 @@ import { randomInt, randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import type pg from 'pg';
-import { openOrm, type Orm } from '../src/persistence/orm.ts';
-import { settleTev } from '../src/transfers/settlement.ts';
+import { openOrm } from '../src/persistence/orm.ts';
+import { settleTev, type Settlement } from '../src/transfers/settlement.ts';
+import { SettlementQueue } from '../src/transfers/settlement-queue.ts';
+import type { TevSubmission } from '../workflows/contracts/tev.ts';
 import { tevIdFor } from '../src/transfers/service.ts';
 import { closeHttp, request } from './lib/http.ts';
 import {
@@ -208,10 +211,12 @@ function printLoad(r: LoadResult, okStatus: number, okName: string): number {
 
 // ------------------------------------------------------------------------------------------------ direct baseline
 
-/** The settlement function the HTTP handler calls, with no HTTP in front of it. */
-async function directTev(orm: Orm, tenantId: string, t: Transfer): Promise<'DONE' | 'FAILED'> {
+type Settle = (s: TevSubmission) => Promise<Settlement>;
+
+/** One transfer settled by `settle`, with no HTTP in front of it. */
+async function directTev(settle: Settle, tenantId: string, t: Transfer): Promise<'DONE' | 'FAILED'> {
   const idempotencyKey = randomUUID();
-  const settled = await settleTev(orm.em.fork(), config, {
+  const settled = await settle({
     tevId: tevIdFor(config.KEY_PEPPER, t.source.id, idempotencyKey),
     tenantId,
     sourceAccountId: t.source.id,
@@ -222,17 +227,17 @@ async function directTev(orm: Orm, tenantId: string, t: Transfer): Promise<'DONE
     endToEndId: randomUUID(),
     idempotencyKey,
     origin: 'INTEGRATION_API',
-  }, 'SUBMIT');
+  });
   if (settled.code !== 'DONE' && settled.code !== 'FAILED') throw new Error(settled.code);
   return settled.code;
 }
 
-async function directClient(orm: Orm, s: Setup, deadline: number, r: LoadResult) {
+async function directClient(settle: Settle, s: Setup, deadline: number, r: LoadResult) {
   while (performance.now() < deadline) {
     const t = pickTransfer(s);
     const start = performance.now();
     try {
-      const status = await directTev(orm, s.tenantId, t);
+      const status = await directTev(settle, s.tenantId, t);
       // Recorded with the HTTP status the same outcome would get, so both runs print alike.
       record(r, t.hot, status === 'DONE' ? 200 : 422, since(start), status === 'FAILED' ? 'FAILED' : undefined);
     } catch (err) {
@@ -333,12 +338,20 @@ async function main(): Promise<number> {
     // The api's pool size: the direct run gets the same number of database connections as the HTTP handlers.
     const orm = await openOrm(config.DATABASE_URL, config.DATABASE_POOL_MAX);
     try {
-      const direct = await runLoad(`settleTev directly (pool ${config.DATABASE_POOL_MAX}, no HTTP)`, MOST_CLIENTS, (deadline, r) => directClient(orm, setup, deadline, r));
-      figures.push({ what: `settleTev directly, ${MOST_CLIENTS} loops`, rate: printLoad(direct, 200, 'DONE'), latencies: direct.all, errors: errorsOf(direct, 200) });
+      const alone: Settle = (submission) => settleTev(orm.em.fork(), config, submission, 'SUBMIT');
+      const single = await runLoad(`settleTev directly, one statement a transfer (pool ${config.DATABASE_POOL_MAX}, no HTTP)`, MOST_CLIENTS, (deadline, r) => directClient(alone, setup, deadline, r));
+      figures.push({ what: `settleTev alone, ${MOST_CLIENTS} loops`, rate: printLoad(single, 200, 'DONE'), latencies: single.all, errors: errorsOf(single, 200) });
+      const queue = new SettlementQueue(orm.em, config);
+      const queued = await runLoad(
+        `settlement queue directly (${config.TEV_BATCH_LANES} lanes, batches of up to ${config.TEV_BATCH_MAX}, no HTTP)`,
+        MOST_CLIENTS,
+        (deadline, r) => directClient((submission) => queue.settle(submission), setup, deadline, r),
+      );
+      figures.push({ what: `settlement queue, ${MOST_CLIENTS} loops`, rate: printLoad(queued, 200, 'DONE'), latencies: queued.all, errors: errorsOf(queued, 200) });
     } finally {
       await orm.close();
     }
-    say('\nconservation after the direct run:');
+    say('\nconservation after the direct runs:');
     pass = (await checkConservation(pool, setup.tenantId)) && pass;
 
     say(`\nraw SQL posting (pgbench, bench/sql/raw-posting.sql): ${MOST_CLIENTS} clients for ${SECONDS} s on the same server`);
@@ -353,10 +366,12 @@ async function main(): Promise<number> {
     figures.push({ what: `Temporal floor (empty workflow), ${MOST_CLIENTS} clients`, rate: floorRate, latencies: floor.latencies, errors: floor.errors });
 
     const http32 = figures.find((f) => f.what.startsWith(`HTTP, ${MOST_CLIENTS} clients`))!.rate;
-    const direct = figures.find((f) => f.what.startsWith('settleTev'))!.rate;
+    const queued = figures.find((f) => f.what.startsWith('settlement queue'))!.rate;
+    const alone = figures.find((f) => f.what.startsWith('settleTev alone'))!.rate;
     printSummary(figures, [
       ['HTTP / raw SQL', http32 / raw.tps, '>= 0.35'],
-      ['HTTP / settleTev directly', http32 / direct],
+      ['HTTP / settlement queue directly', http32 / queued],
+      ['settlement queue / settleTev alone', queued / alone],
       ['HTTP / Temporal floor', http32 / floorRate],
     ]);
     say(`\nresult: ${pass ? 'PASS' : 'FAIL'} (conservation)`);
