@@ -84,13 +84,9 @@ export class SettlementQueue {
   }
 
   private async run(batch: Waiting[]): Promise<void> {
-    const em = this.em.fork();
-    if (batch.length === 1) {
-      await settleTev(em, this.config, batch[0]!.submission, 'SUBMIT').then(batch[0]!.resolve, batch[0]!.reject);
-      return;
-    }
+    if (batch.length === 1) return this.settleAlone(batch[0]!);
     try {
-      const settled = await settleTevBatch(em, this.config, batch.map((w) => w.submission));
+      const settled = await settleTevBatch(this.em.fork(), this.config, batch.map((w) => w.submission));
       batch.forEach((w, i) => w.resolve(settled[i]!));
     } catch (err) {
       if (!rolledBack(err)) {
@@ -100,8 +96,13 @@ export class SettlementQueue {
       }
       // The server refused the statement, so nothing of the batch was written: each request alone finds out whether
       // the refusal was its own (a deadlock with a changed fee schedule, say, or a defect one request triggers).
-      await Promise.all(batch.map((w) => settleTev(this.em.fork(), this.config, w.submission, 'SUBMIT').then(w.resolve, w.reject)));
+      await Promise.all(batch.map((w) => this.settleAlone(w)));
     }
+  }
+
+  /** One request in its own statement (`settle_tev`). */
+  private settleAlone(w: Waiting): Promise<void> {
+    return settleTev(this.em.fork(), this.config, w.submission, 'SUBMIT').then(w.resolve, w.reject);
   }
 }
 

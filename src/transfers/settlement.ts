@@ -46,16 +46,15 @@ export async function settleTev(
   mode: SettleMode,
   options: { handOff?: WorkflowStart & { taskQueue: string }; failReason?: string } = {},
 ): Promise<Settlement> {
-  const byId = 'accountId' in s.destination ? s.destination.accountId : null;
-  const byNumber = 'branch' in s.destination ? s.destination : null;
+  const destination = destinationOf(s);
   const r = await callSettleTev(em, [
     mode,
     s.tevId,
     s.tenantId,
     s.sourceAccountId,
-    byId,
-    byNumber?.branch ?? null,
-    byNumber?.account ?? null,
+    destination.id,
+    destination.branch,
+    destination.account,
     s.amountCents,
     s.description,
     s.externalRef,
@@ -77,24 +76,34 @@ export async function settleTev(
 export async function settleTevBatch(em: EntityManager, config: Pick<Config, 'TEV_MAX_AMOUNT_CENTS'>, submissions: TevSubmission[]): Promise<Settlement[]> {
   const rows = await callSettleTevBatch(
     em,
-    submissions.map((s) => ({
-      tev_id: s.tevId,
-      tenant_id: s.tenantId,
-      source_id: s.sourceAccountId,
-      destination_id: 'accountId' in s.destination ? s.destination.accountId : null,
-      destination_branch: 'branch' in s.destination ? s.destination.branch : null,
-      destination_account: 'branch' in s.destination ? s.destination.account : null,
-      amount: s.amountCents,
-      description: s.description,
-      external_ref: s.externalRef,
-      end_to_end_id: s.endToEndId,
-      idempotency_key: s.idempotencyKey,
-      origin: s.origin,
-      ids: newPostingIds(),
-    })),
+    submissions.map((s) => {
+      const destination = destinationOf(s);
+      return {
+        tev_id: s.tevId,
+        tenant_id: s.tenantId,
+        source_id: s.sourceAccountId,
+        destination_id: destination.id,
+        destination_branch: destination.branch,
+        destination_account: destination.account,
+        amount: s.amountCents,
+        description: s.description,
+        external_ref: s.externalRef,
+        end_to_end_id: s.endToEndId,
+        idempotency_key: s.idempotencyKey,
+        origin: s.origin,
+        ids: newPostingIds(),
+      };
+    }),
     config.TEV_MAX_AMOUNT_CENTS.toString(),
   );
   return rows.map(settlementOf);
+}
+
+/** The destination as `settle_tev` takes it: an account id, or a branch and account number. */
+function destinationOf(s: TevSubmission): { id: string | null; branch: string | null; account: string | null } {
+  return 'accountId' in s.destination
+    ? { id: s.destination.accountId, branch: null, account: null }
+    : { id: null, branch: s.destination.branch, account: s.destination.account };
 }
 
 /** An answer of `settle_tev`: a transfer state, or the refusal that kept the request from becoming one. */

@@ -31,6 +31,8 @@ export class Migration20261122001300_tev_settlement_batch extends Migration {
       language plpgsql as $$
       #variable_conflict use_column
       declare
+        -- The items, read from JSON once.
+        v_items tev_batch_item[] := array(select jsonb_populate_recordset(null::tev_batch_item, p_items));
         r record;
         v_locked integer;
       begin
@@ -39,17 +41,17 @@ export class Migration20261122001300_tev_settlement_batch extends Migration {
         select count(*) into v_locked from (
           select a.id from account a
            where a.id in (
-             select i.source_id from jsonb_populate_recordset(null::tev_batch_item, p_items) i
+             select i.source_id from unnest(v_items) i
              union all
-             select i.destination_id from jsonb_populate_recordset(null::tev_batch_item, p_items) i
+             select i.destination_id from unnest(v_items) i
              union all
-             select d.id from jsonb_populate_recordset(null::tev_batch_item, p_items) i
+             select d.id from unnest(v_items) i
                join account d on d.tenant_id = i.tenant_id and d.kind = 'HOLDER'
                              and d.agency = lpad(coalesce(nullif(ltrim(i.destination_branch, '0'), ''), '0'), 4, '0')
                              and d.number = ltrim(i.destination_account, '0')
               where i.destination_id is null
              union all
-             select f.id from jsonb_populate_recordset(null::tev_batch_item, p_items) i
+             select f.id from unnest(v_items) i
                join account f on f.tenant_id = i.tenant_id and f.kind = 'FEE_REVENUE'
               where exists (select 1 from fee_schedule s
                              where s.tenant_id = i.tenant_id and (s.account_id is null or s.account_id = i.source_id or s.account_id = i.destination_id)
@@ -57,7 +59,7 @@ export class Migration20261122001300_tev_settlement_batch extends Migration {
            order by a.id
              for no key update of a) locked;
 
-        for r in select x.*, x.ordinality from rows from (jsonb_populate_recordset(null::tev_batch_item, p_items)) with ordinality x loop
+        for r in select x.*, x.ordinality from unnest(v_items) with ordinality x loop
           return query
             select r.ordinality, s.* from settle_tev('SUBMIT', r.tev_id, r.tenant_id, r.source_id, r.destination_id, r.destination_branch,
                                                     r.destination_account, r.amount, r.description, r.external_ref, r.end_to_end_id,
