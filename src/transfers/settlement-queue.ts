@@ -9,6 +9,7 @@ export type SettlementQueueConfig = Pick<Config, 'TEV_MAX_AMOUNT_CENTS' | 'TEV_B
 
 interface Waiting {
   submission: TevSubmission;
+  accounts: string[];
   /** After this the caller has been answered `submitted_unknown` and the resolution workflow owns the transfer. */
   expiresAt: number;
   resolve(settled: Settlement): void;
@@ -27,8 +28,8 @@ export class SettlementQueue {
   private readonly em: EntityManager;
   private readonly config: SettlementQueueConfig;
   private readonly waiting: Waiting[] = [];
-  /** Source accounts of the batches in flight. */
-  private readonly busySources = new Set<string>();
+  /** Accounts of the batches in flight (`accountsOf`). */
+  private readonly busyAccounts = new Set<string>();
   private busyLanes = 0;
 
   constructor(em: EntityManager, config: SettlementQueueConfig) {
@@ -39,7 +40,8 @@ export class SettlementQueue {
   /** Settles one TEV request (SUBMIT): the same answers as `settleTev`, alone or in a batch. */
   settle(submission: TevSubmission): Promise<Settlement> {
     return new Promise((resolve, reject) => {
-      this.waiting.push({ submission, expiresAt: Date.now() + this.config.TEV_RESPONSE_DEADLINE_MS, resolve, reject });
+      const expiresAt = Date.now() + this.config.TEV_RESPONSE_DEADLINE_MS;
+      this.waiting.push({ submission, accounts: accountsOf(submission), expiresAt, resolve, reject });
       this.startBatches();
     });
   }
@@ -48,11 +50,11 @@ export class SettlementQueue {
     while (this.busyLanes < this.config.TEV_BATCH_LANES) {
       const batch = this.takeBatch();
       if (batch.length === 0) return;
-      const sources = new Set(batch.map((w) => w.submission.sourceAccountId));
-      for (const source of sources) this.busySources.add(source);
+      const accounts = new Set(batch.flatMap((w) => w.accounts));
+      for (const account of accounts) this.busyAccounts.add(account);
       this.busyLanes++;
       void this.run(batch).finally(() => {
-        for (const source of sources) this.busySources.delete(source);
+        for (const account of accounts) this.busyAccounts.delete(account);
         this.busyLanes--;
         this.startBatches();
       });
@@ -60,20 +62,26 @@ export class SettlementQueue {
   }
 
   /**
-   * The oldest waiting requests whose source account no running batch holds. A busy account's requests (a hot
-   * account's, typically) wait for its batch to commit and then leave together: they settle one after the other in one
-   * transaction instead of each batch queueing on that account's lock, and batches of other accounts run beside them.
+   * The oldest waiting requests that touch no account a running batch holds. Batches then never queue on each other's
+   * row locks: in PostgreSQL a batch waiting for one account would hold every other account of its batch meanwhile.
+   * A busy account's requests (a hot account's, typically) wait for its batch to commit and then leave together:
+   * they settle one after the other in one transaction, and batches of other accounts run beside them.
+   *
+   * Each account serves its requests in arrival order: a request that must wait reserves its accounts for the rest
+   * of the scan, so a younger request on the same account cannot overtake it.
    * Requests whose caller stopped waiting are left out: their resolution workflow settles them.
    */
   private takeBatch(): Waiting[] {
     const now = Date.now();
     const batch: Waiting[] = [];
+    const unavailable = new Set(this.busyAccounts);
     for (let i = 0; i < this.waiting.length && batch.length < this.config.TEV_BATCH_MAX; ) {
       const w = this.waiting[i]!;
       if (w.expiresAt <= now) {
         this.waiting.splice(i, 1);
         w.reject(new DeadlineExceeded('the TEV waited past its response deadline'));
-      } else if (this.busySources.has(w.submission.sourceAccountId)) {
+      } else if (w.accounts.some((account) => unavailable.has(account))) {
+        for (const account of w.accounts) unavailable.add(account);
         i++;
       } else {
         this.waiting.splice(i, 1);
@@ -104,6 +112,18 @@ export class SettlementQueue {
   private settleAlone(w: Waiting): Promise<void> {
     return settleTev(this.em.fork(), this.config, w.submission, 'SUBMIT').then(w.resolve, w.reject);
   }
+}
+
+/**
+ * The accounts a request locks, as keys: the source, and the destination by id or by tenant, branch and account
+ * normalised as `settle_tev` does. One account named both ways gets two keys; PostgreSQL's row locks still order
+ * those requests, this only keeps most batches from waiting for each other.
+ */
+function accountsOf(s: TevSubmission): string[] {
+  const d = s.destination;
+  if ('accountId' in d) return [s.sourceAccountId, d.accountId];
+  const branch = (d.branch.replace(/^0+/, '') || '0').padStart(4, '0');
+  return [s.sourceAccountId, `${s.tenantId}/${branch}/${d.account.replace(/^0+/, '')}`];
 }
 
 /**
