@@ -96,7 +96,7 @@ const schema = z
     /** Most TEV requests settled in one statement and transaction (`settle_tev_batch`); 1 settles each alone. */
     TEV_BATCH_MAX: z.coerce.number().int().min(1).max(100).default(16),
     /** Most settlement statements in flight at once, each on its own pool connection; more requests wait and batch. */
-    TEV_BATCH_LANES: z.coerce.number().int().min(1).max(100).default(6),
+    TEV_BATCH_LANES: z.coerce.number().int().min(1).max(100).default(4),
     /** Largest single TEV; above it the transfer is rejected (422, AMOUNT_ABOVE_LIMIT). Default R$ 1,000,000.00. */
     TEV_MAX_AMOUNT_CENTS: z.coerce.bigint().positive().default(100_000_000n),
   })

@@ -1,7 +1,8 @@
 /**
  * The request path's settlement queue, in process on the run's database: requests that wait while the lanes are busy
  * settle together in one `settle_tev_batch` transaction and answer exactly as they would alone; a batch the server
- * refuses settles again one request at a time; a request whose caller stopped waiting is never sent.
+ * refuses settles again one request at a time; a request never joins a batch while a running batch holds one of its
+ * accounts, nor overtakes an older request on one; a request whose caller stopped waiting is never sent.
  * Rows written by one transaction share its `xmin`, which is how the tests see which requests were batched.
  */
 import { randomUUID } from 'node:crypto';
@@ -90,18 +91,32 @@ describe('requests that wait for a lane settle together, answering as they would
     expect(await balanceOf(w.bia.accountId)).toBe(10_000n + 100n + 200n - 300n - 10n);
   });
 
-  test('a busy account’s requests wait for its batch, while other accounts’ requests take the free lanes', async () => {
+  test('a request waits while a running batch holds its source or its destination, and never overtakes an older one', async () => {
     const w = await world();
+    const em = db.em();
+    const [caio, duda, eva, fabi] = await Promise.all(['Caio Reis', 'Duda Alves', 'Eva Prado', 'Fabi Costa'].map((name) => onboardedHolder(em, w.tenantId, name)));
+    await Promise.all([caio, duda, eva].map((h) => fund(em, w.tenantId, h.accountId, 10_000n)));
     const queue = new SettlementQueue(db.em(), queueConfig({ TEV_BATCH_LANES: 2 }));
-    const fromAna = Array.from({ length: 5 }, () => transfer(w, w.ana, { accountId: w.bia.accountId }, 10n));
-    const fromBia = transfer(w, w.bia, { accountId: w.ana.accountId }, 10n);
-    const settled = await Promise.all([...fromAna, fromBia].map((s) => queue.settle(s)));
-    expect(settled.map((s) => s.code)).toEqual(Array(6).fill('DONE'));
-    // Ana's first went alone on one lane; Bia's took the other; Ana's other four left together after her first.
-    const writers = await writersOf([...fromAna, fromBia].map((s) => s.tevId));
-    expect(new Set(fromAna.slice(1).map((s) => writers.get(s.tevId))).size).toBe(1);
-    expect(writers.get(fromBia.tevId)).not.toBe(writers.get(fromAna[0]!.tevId));
-    expect(writers.get(fromBia.tevId)).not.toBe(writers.get(fromAna[1]!.tevId));
+    const first = transfer(w, w.ana, { accountId: w.bia.accountId }, 10n);
+    // Its destination, Ana, is in the running batch.
+    const toAna = transfer(w, caio, { accountId: w.ana.accountId }, 10n);
+    // Caio's account is free, but the older request above waits for it: this one may not go first.
+    const toCaio = transfer(w, duda, { accountId: caio.accountId }, 10n);
+    const elsewhere = transfer(w, eva, { accountId: fabi.accountId }, 10n);
+    const fromAnaAgain = [transfer(w, w.ana, { accountId: w.bia.accountId }, 10n), transfer(w, w.ana, { accountId: w.bia.accountId }, 10n)];
+    const all = [first, toAna, toCaio, elsewhere, ...fromAnaAgain];
+    const settled = await Promise.all(all.map((s) => queue.settle(s)));
+    expect(settled.map((s) => s.code)).toEqual(Array(all.length).fill('DONE'));
+
+    const writers = await writersOf(all.map((s) => s.tevId));
+    const writer = (s: TevSubmission) => BigInt(writers.get(s.tevId)!);
+    // The first went alone; Eva's took the other lane; everything waiting on Ana's and Caio's accounts left together
+    // after the first committed.
+    expect(writer(elsewhere)).not.toBe(writer(first));
+    expect(new Set([toAna, toCaio, ...fromAnaAgain].map(writer))).toEqual(new Set([writer(toAna)]));
+    expect(writer(toAna)).toBeGreaterThan(writer(first));
+    expect(await balanceOf(w.ana.accountId)).toBe(10_000n - 3n * (10n + 10n) + 10n);
+    expect(await balanceOf(caio.accountId)).toBe(10_000n - 10n - 10n + 10n);
   });
 });
 
