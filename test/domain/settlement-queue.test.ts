@@ -94,7 +94,8 @@ describe('requests that wait for a lane settle together, answering as they would
   test('a request waits while a running batch holds its source or its destination, and never overtakes an older one', async () => {
     const w = await world();
     const em = db.em();
-    const [caio, duda, eva, fabi] = await Promise.all(['Caio Reis', 'Duda Alves', 'Eva Prado', 'Fabi Costa'].map((name) => onboardedHolder(em, w.tenantId, name)));
+    const holder = (name: string) => onboardedHolder(em, w.tenantId, name);
+    const [caio, duda, eva, fabi] = await Promise.all([holder('Caio Reis'), holder('Duda Alves'), holder('Eva Prado'), holder('Fabi Costa')]);
     await Promise.all([caio, duda, eva].map((h) => fund(em, w.tenantId, h.accountId, 10_000n)));
     const queue = new SettlementQueue(db.em(), queueConfig({ TEV_BATCH_LANES: 2 }));
     const first = transfer(w, w.ana, { accountId: w.bia.accountId }, 10n);
