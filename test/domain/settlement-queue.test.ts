@@ -5,7 +5,6 @@
  * accounts, nor overtakes an older request on one; a request whose caller stopped waiting is never sent.
  * Rows written by one transaction share its `xmin`, which is how the tests see which requests were batched.
  */
-import { randomUUID } from 'node:crypto';
 import { describe, expect, test } from '@jest/globals';
 import pg from 'pg';
 import { SettlementQueue, type SettlementQueueConfig } from '../../src/transfers/settlement-queue.ts';
@@ -14,6 +13,7 @@ import type { TevSubmission } from '../../workflows/contracts/tev.ts';
 import { sql } from '../support/db.ts';
 import { balanceOf } from '../support/ledger.ts';
 import { domainDatabase, fund, onboardedHolder, type HolderAccount } from './support/accounts.ts';
+import { tevSubmission } from './support/tev.ts';
 
 const db = domainDatabase();
 
@@ -41,20 +41,8 @@ async function world(): Promise<World> {
   return { tenantId, ana, bia };
 }
 
-function transfer(w: World, from: HolderAccount, to: TevSubmission['destination'], amountCents: bigint): TevSubmission {
-  return {
-    tevId: `t${randomUUID()}`,
-    tenantId: w.tenantId,
-    sourceAccountId: from.accountId,
-    destination: to,
-    amountCents: amountCents.toString(),
-    description: null,
-    externalRef: null,
-    endToEndId: randomUUID(),
-    idempotencyKey: randomUUID(),
-    origin: 'INTEGRATION_API',
-  };
-}
+const transfer = (w: World, from: HolderAccount, to: TevSubmission['destination'], amountCents: bigint): TevSubmission =>
+  tevSubmission(w.tenantId, from.accountId, to, amountCents);
 
 /** The transaction that wrote each transfer's record. */
 const writersOf = async (tevIds: string[]): Promise<Map<string, string>> =>

@@ -15,6 +15,7 @@ import { sql } from '../support/db.ts';
 import { balanceOf } from '../support/ledger.ts';
 import { tenantState } from '../support/tenant-state.ts';
 import { domainDatabase, fund, onboardedHolder, type HolderAccount } from './support/accounts.ts';
+import { tevSubmission } from './support/tev.ts';
 
 const SEND_FEE = 50n;
 const RECEIVE_FEE = 20n;
@@ -39,21 +40,8 @@ async function world(): Promise<World> {
   return { tenantId, payer, payee, revenueId: await feeRevenueAccountId(em, tenantId) };
 }
 
-function transfer(w: World, amountCents: bigint, overrides: Partial<TevSubmission> = {}): TevSubmission {
-  return {
-    tevId: `t${randomUUID()}`,
-    tenantId: w.tenantId,
-    sourceAccountId: w.payer.accountId,
-    destination: { accountId: w.payee.accountId },
-    amountCents: amountCents.toString(),
-    description: null,
-    externalRef: null,
-    endToEndId: randomUUID(),
-    idempotencyKey: randomUUID(),
-    origin: 'INTEGRATION_API',
-    ...overrides,
-  };
-}
+const transfer = (w: World, amountCents: bigint, overrides: Partial<TevSubmission> = {}): TevSubmission =>
+  tevSubmission(w.tenantId, w.payer.accountId, { accountId: w.payee.accountId }, amountCents, overrides);
 
 const settle = (s: TevSubmission, mode: SettleMode = 'SUBMIT', c: { TEV_MAX_AMOUNT_CENTS: bigint } = config) => settleTev(db.em(), c, s, mode);
 
