@@ -3,6 +3,7 @@ import { MikroORM, defineConfig, type Options } from '@mikro-orm/postgresql';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { entities } from './entities.ts';
+import { applyFunctions } from './functions.ts';
 import { migrations } from './migrations/index.ts';
 
 export type Orm = MikroORM;
@@ -33,15 +34,18 @@ export async function openOrm(databaseUrl: string, poolMax?: number): Promise<Or
   return MikroORM.init(ormOptions(databaseUrl, poolMax));
 }
 
-/** Applies pending migrations; safe when several processes start at once (they queue on an advisory lock). */
+/**
+ * Applies pending migrations, then the SQL function sources that changed; safe when several processes start at once
+ * (they queue on an advisory lock). Answers what was applied.
+ */
 export async function migrate(orm: Orm, databaseUrl: string, logger?: Logger): Promise<string[]> {
   const lock = new pg.Client({ connectionString: databaseUrl });
   await lock.connect();
   try {
     await lock.query('select pg_advisory_lock($1)', [MIGRATION_LOCK]);
     const applied = await orm.migrator.up();
-    const names = applied.map((m) => m.name);
-    if (names.length > 0) logger?.info({ migrations: names }, 'migrations applied');
+    const names = [...applied.map((m) => m.name), ...(await applyFunctions(lock))];
+    if (names.length > 0) logger?.info({ migrations: names }, 'migrations and functions applied');
     return names;
   } finally {
     await lock.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);

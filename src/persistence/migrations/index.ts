@@ -11,6 +11,7 @@ import { Migration20261122001000_tev_settlement } from './Migration2026112200100
 import { Migration20261122001100_event_relay_cursor } from './Migration20261122001100_event_relay_cursor.ts';
 import { Migration20261122001200_webhook_endpoint_delivery } from './Migration20261122001200_webhook_endpoint_delivery.ts';
 import { Migration20261122001300_tev_settlement_batch } from './Migration20261122001300_tev_settlement_batch.ts';
+import { Migration20261124000100_function_sources } from './Migration20261124000100_function_sources.ts';
 
 /** Every schema change, in order. New migrations are appended here. */
 export const migrations = [
@@ -27,4 +28,5 @@ export const migrations = [
   Migration20261122001100_event_relay_cursor,
   Migration20261122001200_webhook_endpoint_delivery,
   Migration20261122001300_tev_settlement_batch,
+  Migration20261124000100_function_sources,
 ];
