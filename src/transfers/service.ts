@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { handOffUncertain, dispatchHandOff } from '../handoff/dispatch.ts';
 import { BLOCKED_MESSAGE } from '../identity/service.ts';
+import { definitelyRefused } from '../persistence/database-errors.ts';
 import type { Services } from '../services.ts';
 import { AppError, notFound } from '../shared/errors.ts';
 import { derivedId } from '../shared/ids.ts';
@@ -74,7 +75,8 @@ function resultOf(settled: Settlement): TevResult {
 /**
  * A TEV, synchronously: one database transaction settles it (`done`, or `rejected` with nothing moved). Only when the
  * outcome is not known in time (a lost connection, a statement timeout, the response deadline) does Temporal come in:
- * the answer is `submitted_unknown`, and the resolution workflow settles it or reads how it settled.
+ * the answer is `submitted_unknown`, and the resolution workflow settles it or reads how it settled. An error the
+ * settlement raises itself is known (nothing was written): 500, and no workflow.
  */
 export async function submitTev(services: Services, r: TevRequest): Promise<TevResult> {
   const { orm, config, temporal, logger } = services;
@@ -105,6 +107,12 @@ export async function submitTev(services: Services, r: TevRequest): Promise<TevR
     return resultOf(await within(services.settlements.settle(submission), config.TEV_RESPONSE_DEADLINE_MS));
   } catch (err) {
     if (err instanceof AppError) throw err;
+    // The settlement refused the request itself (nothing was written): a known outcome, and one a workflow retrying
+    // it would meet again. Only a lost connection, a timeout or the deadline leave the outcome unknown.
+    if (definitelyRefused(err)) {
+      logger.error({ err, tevId: submission.tevId }, 'TEV refused by the settlement function; nothing was written');
+      throw new AppError(500, 'INTERNAL_ERROR', 'The transfer could not be settled and nothing moved; the request id in X-Request-Id helps support find it');
+    }
     logger.warn({ err, tevId: submission.tevId }, 'TEV outcome unknown; handing it to its resolution workflow');
     handOffUncertain(temporal.client, orm, config.TEMPORAL_TASK_QUEUE, tevResolutionStart({ submission, sandbox: null }), logger);
     return { kind: 'submitted_unknown', tevId: submission.tevId, reason: SUBMITTED_UNKNOWN_REASON };

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import pg from 'pg';
 import type { Config } from '../config.ts';
+import { rolledBack } from '../persistence/database-errors.ts';
 import { DeadlineExceeded } from '../shared/time.ts';
 import type { TevSubmission } from '../../workflows/contracts/tev.ts';
 import { settleTev, settleTevBatch, type Settlement } from './settlement.ts';
@@ -126,10 +126,3 @@ function accountsOf(s: TevSubmission): string[] {
   return [s.sourceAccountId, `${s.tenantId}/${branch}/${d.account.replace(/^0+/, '')}`];
 }
 
-/**
- * Whether the server answered the statement with an ERROR: a single statement outside a transaction block is then
- * rolled back. A FATAL (the backend was terminated) or a broken connection says nothing about the commit.
- */
-function rolledBack(err: unknown): boolean {
-  return err instanceof pg.DatabaseError && err.severity === 'ERROR';
-}
