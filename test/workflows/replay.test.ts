@@ -2,18 +2,13 @@
  * Replays every checked-in history (test/workflows/histories, written by record-histories.ts) against the current
  * workflow code: a change that would make a running workflow non-deterministic fails here, not in production.
  */
-import { readdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { expect, test } from '@jest/globals';
 import { Worker } from '@temporalio/worker';
 import * as workflows from '../../workflows/index.ts';
 import { quietRuntime, workflowCode } from './support/harness.ts';
-import { readHistoryFile } from './support/history-files.ts';
+import { recordedHistories } from './support/history-files.ts';
 
-const dir = fileURLToPath(new URL('./histories/', import.meta.url));
-const histories = readdirSync(dir)
-  .filter((file) => /\.json(\.gz)?$/.test(file))
-  .map((file) => ({ file, history: readHistoryFile(`${dir}${file}`) }));
+const histories = recordedHistories();
 
 test('every workflow the worker registers has recorded histories', () => {
   const recorded = new Set(histories.map(({ history }) => history.events[0]!.workflowExecutionStartedEventAttributes!.workflowType!.name));

@@ -1,10 +1,11 @@
 /**
- * Workflow histories as JSON files. Not the SDK's `historyToJSON`/`historyFromJSON` (the proto3 JSON that
- * `temporal workflow show --output json` writes): in this install @temporalio/common and @temporalio/proto each carry
- * their own copy of protobufjs, and those helpers fail with "type must be a Type". The generated message class
- * round-trips a history by itself: enums by name, 64-bit integers as text, bytes in base64.
+ * Workflow histories as JSON files: the object form of the generated message class (enums by name, 64-bit integers as
+ * text, bytes in base64, timestamps as seconds and nanos), the form the histories were first recorded in. It is not the
+ * SDK's proto3 JSON (`historyToJSON`, what `temporal workflow show --output json` writes): history-json.test.ts checks
+ * that the SDK's helpers read and write these same histories.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import proto, { type temporal } from '@temporalio/proto';
 
@@ -18,4 +19,13 @@ export function historyToFile(history: temporal.api.history.v1.IHistory): string
 export function readHistoryFile(path: string): temporal.api.history.v1.History {
   const raw = readFileSync(path);
   return History.fromObject(JSON.parse((path.endsWith('.gz') ? gunzipSync(raw) : raw).toString('utf8')));
+}
+
+const recordedDir = fileURLToPath(new URL('../histories/', import.meta.url));
+
+/** Every checked-in history (test/workflows/histories, written by record-histories.ts), by file name. */
+export function recordedHistories(): { file: string; history: temporal.api.history.v1.History }[] {
+  return readdirSync(recordedDir)
+    .filter((file) => /\.json(\.gz)?$/.test(file))
+    .map((file) => ({ file, history: readHistoryFile(`${recordedDir}${file}`) }));
 }
