@@ -37,7 +37,7 @@ const newPostingIds = (): string[] => Array.from({ length: ID_COUNT }, newCuid);
 
 /**
  * Settles (or records, or reads) one TEV in one statement: one round trip, one transaction. Everything the transfer
- * writes is in `settle_tev` (migration 1000); this only passes the request and reads the answer.
+ * writes is in `settle_tev` (src/ledger/sql/settle_tev.sql); this only passes the request and reads the answer.
  */
 export async function settleTev(
   em: EntityManager,
@@ -71,7 +71,7 @@ export async function settleTev(
 
 /**
  * Submits several TEV requests (SUBMIT mode each) in one statement and one transaction, `settle_tev_batch`
- * (migration 1300): the answers, in the order of `submissions`. If the statement fails, nothing of it was written.
+ * (src/ledger/sql/settle_tev_batch.sql): the answers, in the order of `submissions`. If the statement fails, nothing of it was written.
  */
 export async function settleTevBatch(em: EntityManager, config: Pick<Config, 'TEV_MAX_AMOUNT_CENTS'>, submissions: TevSubmission[]): Promise<Settlement[]> {
   const rows = await callSettleTevBatch(

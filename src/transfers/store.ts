@@ -1,5 +1,5 @@
 /**
- * The `tev_transfer` table's SQL: the settlement statement (`settle_tev`, migration 1000, which writes the transfer
+ * The `tev_transfer` table's SQL: the settlement statement (`settle_tev`, src/ledger/sql/settle_tev.sql, which writes the transfer
  * with its movements, entries and events) and the reads of one transfer.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';

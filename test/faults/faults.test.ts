@@ -190,6 +190,35 @@ describe('faults under load', () => {
     await expectAllFinal();
   }, 120_000);
 
+  test('(f) the settlement raises an error of its own under load: a definite 500 with nothing moved, no workflow, the rest unharmed', async () => {
+    // A defect that no retry heals: the ledger refuses the transfers of one amount the load never sends.
+    const refused = 4243;
+    await stack.sql(`create function refuse_fault_amount() returns trigger language plpgsql as $$ begin raise exception 'ledger refuses this transfer'; end $$`);
+    await stack.sql(`create trigger refuse_fault_amount before insert on tev_transfer for each row when (new.amount_cents = ${refused}) execute function refuse_fault_amount()`);
+    let refusals: { status: number; body: any }[] = [];
+    try {
+      const answered = await underLoad(async () => {
+        refusals = await Promise.all(
+          Array.from({ length: 5 }, () =>
+            http('POST', `${stack.apiUrl}/v1/tev`, {
+              body: { destinationBranch: cast.payee.account.agency, destinationAccount: cast.payee.account.number, amountCents: refused },
+              headers: { authorization: `Bearer ${cast.payer.key}`, 'idempotency-key': `refused-${Math.random()}` },
+            }),
+          ),
+        );
+      });
+      expectDocumentedAnswers(answered);
+    } finally {
+      await stack.sql('drop trigger refuse_fault_amount on tev_transfer');
+      await stack.sql('drop function refuse_fault_amount()');
+    }
+    expect(refusals.map((r) => [r.status, r.body.code])).toEqual(Array.from({ length: 5 }, () => [500, 'INTERNAL_ERROR']));
+    await expectAllFinal();
+    expect(await stack.sql('select id from tev_transfer where amount_cents = $1', [refused])).toEqual([]);
+    expect(await stack.sql(`select key from workflow_start where args::text like $1`, [`%"amountCents":"${refused}"%`])).toEqual([]);
+    expect(await stack.sql('select id from movement where tenant_id = $1 and amount_cents = $2', [cast.tenantId, refused])).toEqual([]);
+  }, 120_000);
+
   test('(e) the Temporal dev server restarted mid-load, its history kept: every operation final', async () => {
     const answered = await underLoad(async () => {
       await stack.restartTemporal();
