@@ -7,7 +7,7 @@ import { buildBrCode, parseBrCode } from '../src/pix/brcode.ts';
 import { sandboxPsp } from '../src/pix/sandbox-psp.ts';
 import { adminOk } from './support/admin.ts';
 import { closeDb, sql } from './support/db.ts';
-import { apiKey, fund, newTenant, onboarded, pixAccountIdOf, tenantHeaders, waitFor, type Onboarded } from './support/fixtures.ts';
+import { apiKey, fund, newTenant, onboarded, pixAccountIdOf, shownToPixPayer, tenantHeaders, waitFor, type Onboarded } from './support/fixtures.ts';
 import { http } from './support/http.ts';
 import { balanceOf, expectLedgerConsistent } from './support/ledger.ts';
 import { startPlatform, type Platform } from './support/platform.ts';
@@ -141,7 +141,7 @@ describe('paying a platform charge by scanning its BR Code', () => {
     const posted = await payoutIn(payer, res.body.payout.payoutId, 'POSTED');
     expect(posted).toMatchObject({ type: 'DEBIT', source: 'QR_CODE_OUT', feeAmount: String(QR_FEE), description: 'Pagamento QR Code MARIA DA SILVA' });
     // The payer sees the real receiver, at this institution; both sides carry the one end-to-end id of the Pix.
-    expect(posted.metadata.beneficiary).toMatchObject({ name: receiver.holder.name, document: receiver.document, branch: receiver.account.agency, account: receiver.account.number, ispb: '00000000', pixKeyType: 'EVP' });
+    expect(posted.metadata.beneficiary).toMatchObject({ name: receiver.holder.name, document: shownToPixPayer(receiver.document), branch: receiver.account.agency, account: receiver.account.number, ispb: '00000000', pixKeyType: 'EVP' });
     const [event] = await chargePaidEvents(charge.chargeId);
     expect(event).toMatchObject({ tenant_id: receiver.tenantId, account_id: receiver.account.id });
     expect(event.data).toMatchObject({ txid: charge.txid, amountCents: '1234', payerName: payer.holder.name, payerDocument: payer.document, payerInstitutionIspb: '00000000', endToEndId: posted.metadata.endToEndId });

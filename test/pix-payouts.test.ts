@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { buildBrCode } from '../src/pix/brcode.ts';
 import { adminOk } from './support/admin.ts';
 import { closeDb, sql } from './support/db.ts';
-import { fund, newTenant, onboarded, registeredWithAccount, tenantHeaders, waitFor, type Onboarded } from './support/fixtures.ts';
+import { coreAccountIdOf, fund, newCnpj, newCpf, newTenant, onboarded, registeredWithAccount, shownToPixPayer, tenantHeaders, waitFor, type Onboarded } from './support/fixtures.ts';
 import { http } from './support/http.ts';
 import { balanceOf, expectLedgerConsistent } from './support/ledger.ts';
 import { startPlatform, type Platform } from './support/platform.ts';
@@ -68,6 +68,27 @@ describe('Pix payout by key', () => {
     const tx = statement.body.transactions.find((t: any) => t.endToEndId === posted.metadata.endToEndId);
     expect(tx).toMatchObject({ type: 'PIX', credit: false, amount: 10, status: 'DONE' });
     expect(tx.statementMetadata.beneficiary).toMatchObject({ pixKey: 'loja@example.com', pixKeyType: 'EMAIL', institution: 'Banco Sandbox S.A.' });
+  });
+
+  test("the receiver's CPF reads masked, as Pix shows it to the payer, in the payout, statement and event; a CNPJ stays whole; entries name the internal account id", async () => {
+    const aliceCore = await coreAccountIdOf(platform, tenantId, alice.document);
+    const [cpf, cnpj] = [newCpf(), newCnpj()];
+    const toCpf = (await payKey({ amount: 3, pixKey: cpf, pixKeyType: 'CPF' })).body.payout.payoutId;
+    const masked = `***.${cpf.slice(3, 6)}.${cpf.slice(6, 9)}-**`;
+    expect(masked).toBe(shownToPixPayer(cpf));
+    expect((await payout(toCpf)).body.metadata.beneficiary.document).toBe(masked);
+    const posted = await settled(toCpf, 'POSTED');
+    // The key is what the payer typed; the document is the directory's answer, masked.
+    expect(posted.metadata.beneficiary).toMatchObject({ document: masked, pixKey: cpf, pixKeyType: 'CPF' });
+    expect(posted.entries).toEqual([expect.objectContaining({ kind: 'PRIMARY', accountId: aliceCore }), expect.objectContaining({ kind: 'FEE', accountId: aliceCore })]);
+    expect((await eventsOf(toCpf))[0].data.beneficiaryDocument).toBe(masked);
+    const statement = await http('GET', `${platform.holderUrl}/accounts/${alice.account.id}/transactions?startDate=2020-01-01&endDate=2100-01-01&limit=5`, { headers: tenantHeaders(tenantId, alice.token) });
+    expect(statement.body.transactions.find((t: any) => t.endToEndId === posted.metadata.endToEndId).statementMetadata.beneficiary.document).toBe(masked);
+    expect(JSON.stringify(await sql('select beneficiary from pix_payout where id = $1', [toCpf]))).not.toContain(cpf);
+
+    const toCnpj = (await payKey({ amount: 3, pixKey: cnpj, pixKeyType: 'CNPJ' })).body.payout.payoutId;
+    expect((await settled(toCnpj, 'POSTED')).metadata.beneficiary.document).toBe(cnpj);
+    expect((await eventsOf(toCnpj))[0].data.beneficiaryDocument).toBe(cnpj);
   });
 
   test.each([

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { createId } from '@paralleldrive/cuid2';
 import { adminOk } from './support/admin.ts';
 import { closeDb, sql } from './support/db.ts';
-import { fund, newTenant, onboarded, pixAccountIdOf, registeredWithAccount, tenantHeaders, waitFor, type Onboarded } from './support/fixtures.ts';
+import { coreAccountIdOf, fund, newTenant, onboarded, pixAccountIdOf, registeredWithAccount, tenantHeaders, waitFor, type Onboarded } from './support/fixtures.ts';
 import { http } from './support/http.ts';
 import { expectLedgerConsistent } from './support/ledger.ts';
 import { startPlatform, type Platform } from './support/platform.ts';
@@ -286,7 +286,9 @@ describe('GET /accounts/:accountId/transactions', () => {
 });
 
 describe('GET /accounts/:accountId/payouts/:payoutId', () => {
-  test('a settled TEV, read by the sender with its tevId: the debit movement, entries in cents', async () => {
+  test('a settled TEV, read by the sender with its tevId: the debit movement, entries in cents on the internal account id', async () => {
+    const aliceCore = await coreAccountIdOf(platform, tenantId, alice.document);
+    expect(aliceCore).toMatch(CUID);
     const res = await payout(alice, alice.account.id, tevId);
     expect(res.status).toBe(200);
     const [tev] = await sql('select source_movement_id, end_to_end_id from tev_transfer where id = $1', [tevId]);
@@ -302,8 +304,8 @@ describe('GET /accounts/:accountId/payouts/:payoutId', () => {
       reversesMovementId: null,
       createdAt: sent.createdAt,
       entries: [
-        { id: sent.ledgerEntries[0].id, accountId: alice.account.id, amount: '-2550', balanceAfter: '7450', kind: 'PRIMARY', createdAt: sent.createdAt },
-        { id: sent.ledgerEntries[1].id, accountId: alice.account.id, amount: '-150', balanceAfter: '7300', kind: 'FEE', createdAt: sent.createdAt },
+        { id: sent.ledgerEntries[0].id, accountId: aliceCore, amount: '-2550', balanceAfter: '7450', kind: 'PRIMARY', createdAt: sent.createdAt },
+        { id: sent.ledgerEntries[1].id, accountId: aliceCore, amount: '-150', balanceAfter: '7300', kind: 'FEE', createdAt: sent.createdAt },
       ],
       metadata: {
         date: sent.statementMetadata.date,

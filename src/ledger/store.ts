@@ -131,7 +131,8 @@ export const MOVEMENT_COLUMNS = `m.id, m.statement_id, m.source, m.channel, m.di
 export interface EntryRow {
   id: string;
   movement_id: string;
-  account_id: string;
+  /** The account's internal id (`coreAccountId`, a cuid), as a payout shows its entries. */
+  core_account_id: string;
   kind: EntryKind;
   amount_cents: string;
   balance_after_cents: string;
@@ -143,11 +144,11 @@ export async function entriesByMovement(em: EntityManager, movementIds: string[]
   const byMovement = new Map(movementIds.map((id) => [id, [] as EntryRow[]]));
   if (movementIds.length === 0) return byMovement;
   const rows = await em.execute<EntryRow[]>(
-    `select id, movement_id, account_id, kind, amount_cents::text as amount_cents, balance_after_cents::text as balance_after_cents,
-            ${isoUtc('created_at')} as created_at
-       from ledger_entry
-      where movement_id in (?)
-      order by movement_id, line`,
+    `select e.id, e.movement_id, a.core_account_id, e.kind, e.amount_cents::text as amount_cents,
+            e.balance_after_cents::text as balance_after_cents, ${isoUtc('e.created_at')} as created_at
+       from ledger_entry e join account a on a.id = e.account_id
+      where e.movement_id in (?)
+      order by e.movement_id, e.line`,
     [movementIds],
   );
   for (const row of rows) byMovement.get(row.movement_id)!.push(row);

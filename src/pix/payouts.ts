@@ -7,6 +7,7 @@ import { Holder } from '../identity/entities.ts';
 import { feeRevenueAccountId, lockAccounts, postMovements, settlementAccountId, type MovementInput } from '../ledger/posting.ts';
 import { markPayoutMovementRefunded, markPayoutMovementsFailed, markPayoutMovementsPosted } from '../ledger/store.ts';
 import { assertSameRequest, requestHash } from '../shared/idempotency.ts';
+import { documentShownToPayer } from '../shared/documents.ts';
 import { derivedId } from '../shared/ids.ts';
 import { paymentDate } from '../shared/time.ts';
 import type { WorkflowStart } from '../temporal/workflow-start.ts';
@@ -90,7 +91,8 @@ export async function recordPayout(
       amountCents: r.amountCents,
       pixKey: r.pixKey,
       pixKeyType: r.pixKeyType,
-      beneficiary: r.beneficiary,
+      // Stored as the payer may see it: the payout's views, statement and events all read this copy.
+      beneficiary: { ...r.beneficiary, document: documentShownToPayer(r.beneficiary.document) },
       qr: r.qr,
       description: r.description,
       requestHash: hash,

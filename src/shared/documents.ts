@@ -28,6 +28,13 @@ export function holderTypeOf(document: string): HolderType | null {
   return null;
 }
 
+/**
+ * A document as a Pix payer is shown the receiver's: a CPF masked as Brazilian banks mask it, only its 4th to 9th
+ * digits kept (`***.456.789-**`); a CNPJ, public, whole. Anything else (already masked) stays as it is.
+ */
+export const documentShownToPayer = (document: string): string =>
+  /^\d{11}$/.test(document) ? `***.${document.slice(3, 6)}.${document.slice(6, 9)}-**` : document;
+
 const digitsOnly = z.string().regex(/^\d+$/, 'must contain digits only');
 
 export const cpfSchema = digitsOnly.length(11, 'a CPF has 11 digits').refine(isValidCpf, 'invalid CPF check digits');

@@ -23,7 +23,7 @@ export async function payoutOfMovement(em: EntityManager, movementId: string) {
     feeAmount: m.fee_cents === '0' ? null : m.fee_cents,
     reversesMovementId: m.reverses_movement_id,
     createdAt: m.created_at,
-    entries: entries.map((e) => ({ id: e.id, accountId: e.account_id, amount: e.amount_cents, balanceAfter: e.balance_after_cents, kind: e.kind, createdAt: e.created_at })),
+    entries: entries.map((e) => ({ id: e.id, accountId: e.core_account_id, amount: e.amount_cents, balanceAfter: e.balance_after_cents, kind: e.kind, createdAt: e.created_at })),
     metadata: m.metadata,
   };
 }

@@ -25,7 +25,7 @@ const Party = z
     name: z.string().nullable().optional().openapi({ example: 'João Souza' }),
     branch: z.string().openapi({ example: '0001' }),
     account: z.string().openapi({ example: '1000024' }),
-    document: z.string().nullable().optional().openapi({ description: 'CPF or CNPJ, digits only; may be masked on outgoing Pix', example: '11144477735' }),
+    document: z.string().nullable().optional().openapi({ description: "CPF or CNPJ, digits only, except an outgoing Pix's receiver's CPF: masked as `***.456.789-**` (4th to 9th digits kept)", example: '11144477735' }),
     institution: z.string().optional(),
     pixKey: z.string().optional(),
     pixKeyType: z.string().optional(),
@@ -117,7 +117,7 @@ export const Payout = z
       z
         .object({
           id: cuid('e5n8q2w7x1c4v9b3m6k0z7r2'),
-          accountId: uuid('8c5e2f1a-7b3d-4c9e-a2f6-1d0b9e8c7a65').openapi({ description: 'The account the entry is posted to' }),
+          accountId: cuid('co8n2m5q1w7x4z0b3v6c9k2r').openapi({ description: "The internal id (`coreAccountId`) of the account the entry is posted to" }),
           amount: signedCents('-1050').openapi({ description: 'cents, negative for debits' }),
           balanceAfter: signedCents('8950').openapi({ description: 'cents' }),
           kind: z.enum(['PRIMARY', 'FEE', 'REVERSAL']),
@@ -140,7 +140,7 @@ export const payoutExample = {
   reversesMovementId: null,
   createdAt: '2026-11-22T13:45:07.123Z',
   entries: [
-    { id: 'e5n8q2w7x1c4v9b3m6k0z7r2', accountId: '8c5e2f1a-7b3d-4c9e-a2f6-1d0b9e8c7a65', amount: '-1050', balanceAfter: '8950', kind: 'PRIMARY' as const, createdAt: '2026-11-22T13:45:07.123Z' },
+    { id: 'e5n8q2w7x1c4v9b3m6k0z7r2', accountId: 'co8n2m5q1w7x4z0b3v6c9k2r', amount: '-1050', balanceAfter: '8950', kind: 'PRIMARY' as const, createdAt: '2026-11-22T13:45:07.123Z' },
   ],
   metadata: metadataExample,
 };

@@ -47,7 +47,10 @@ const pixPayoutSucceeded = z.object({
   beneficiaryBranch: z.string().openapi({ example: '0001' }),
   beneficiaryPixKey: z.string().openapi({ example: 'joao@example.com' }),
   beneficiaryAccount: z.string().openapi({ example: '12345678' }),
-  beneficiaryDocument: documentNumber('11144477735'),
+  beneficiaryDocument: z
+    .string()
+    .regex(/^(\*{3}\.\d{3}\.\d{3}-\*{2}|\d{14})$/)
+    .openapi({ description: "The receiver's CNPJ, or its CPF masked as the payer is shown it (4th to 9th digits)", example: '***.444.777-**' }),
   beneficiaryPixKeyType: z.enum(['CPF', 'CNPJ', 'EMAIL', 'PHONE', 'EVP']),
   beneficiaryAccountType: z.string().nullable().openapi({ example: 'CACC' }),
   beneficiaryInstitution: z.string().openapi({ example: 'Banco Sandbox S.A.' }),
@@ -157,7 +160,7 @@ const EVENTS: Record<EventType, { summary: string; data: z.ZodObject; example: R
       beneficiaryBranch: '0001',
       beneficiaryPixKey: 'joao@example.com',
       beneficiaryAccount: '12345678',
-      beneficiaryDocument: '11144477735',
+      beneficiaryDocument: '***.444.777-**',
       beneficiaryPixKeyType: 'EMAIL',
       beneficiaryAccountType: 'CACC',
       beneficiaryInstitution: 'Banco Sandbox S.A.',

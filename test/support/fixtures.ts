@@ -26,6 +26,9 @@ export function newCnpj(): string {
   return withCheckDigits(base, [5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2], [6, 5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2]);
 }
 
+/** A receiver's document as a Pix payer sees it: a CPF masked `***.456.789-**` (4th to 9th digits), a CNPJ whole. */
+export const shownToPixPayer = (document: string): string => (document.length === 11 ? `***.${document.slice(3, 6)}.${document.slice(6, 9)}-**` : document);
+
 export const PASSWORD = 'correct-horse-42';
 export const PIN = '2580';
 
@@ -120,6 +123,12 @@ export async function apiKey(platform: Platform, tenantId: string, ...pixAccount
   return (await adminOk(platform.env, ...args)).key;
 }
 
-export async function pixAccountIdOf(platform: Platform, tenantId: string, document: string): Promise<string> {
-  return (await adminOk(platform.env, 'account:show', '--tenant', tenantId, '--document', document)).accounts[0].pixAccountId;
+/** The holder's first account as the operator sees it (`account:show`): its ids in every form. */
+async function shownAccount(platform: Platform, tenantId: string, document: string): Promise<{ id: string; pixAccountId: string; coreAccountId: string }> {
+  return (await adminOk(platform.env, 'account:show', '--tenant', tenantId, '--document', document)).accounts[0];
 }
+
+export const pixAccountIdOf = async (platform: Platform, tenantId: string, document: string): Promise<string> => (await shownAccount(platform, tenantId, document)).pixAccountId;
+
+/** The internal account id (a cuid) that payouts and events name, unlike the account's UUID. */
+export const coreAccountIdOf = async (platform: Platform, tenantId: string, document: string): Promise<string> => (await shownAccount(platform, tenantId, document)).coreAccountId;
