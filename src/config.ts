@@ -66,6 +66,8 @@ const schema = z
     WEBHOOK_RETRY_INITIAL_MS: positiveMs.default(5_000),
     WEBHOOK_RETRY_MAX_MS: positiveMs.default(3_600_000),
     WEBHOOK_RETRY_WINDOW_MS: positiveMs.default(86_400_000),
+    /** Redelivery calls (`…/deliveries/:eventId/redeliver`) allowed per API key and webhook endpoint per minute. */
+    WEBHOOK_REDELIVER_MAX_PER_MINUTE: z.coerce.number().int().positive().default(60),
     /** Whether this worker relays the event outbox to webhook deliveries (several may; they share the work). */
     OUTBOX_RELAY: flag.default(true),
     /** Extra CA certificate (PEM file) trusted for webhook receivers, besides the system's (tests use a self-signed one). */

@@ -310,6 +310,44 @@ describe('delivery log, Standard Webhooks and isolation', () => {
     expect((await redeliverEvent(aliceKey, alicePix, ep.id, retried.eventId)).status).toBe(409);
   });
 
+  test('a redelivery while its round is pending starts no other: 50 parallel calls make one round; once it ends, a call makes the next', async () => {
+    const ep = await endpoint(aliceKey, alicePix, ['pix.in.received'], '/redelivered');
+    await fund(platform, tenantId, alice.account.id, 13);
+    const logged = async () => (await deliveries(aliceKey, alicePix, ep.id)).body.deliveries[0];
+    const { eventId } = await waitFor(async () => ((await logged())?.status === 'DELIVERED' ? logged() : undefined), 20_000, 'first delivery');
+    // The receiver fails meanwhile, so the new round stays PENDING while the calls arrive.
+    receiver.behave((r) => (r.path === '/redelivered' ? 500 : 200));
+    const calls = await Promise.all(Array.from({ length: 50 }, () => redeliverEvent(aliceKey, alicePix, ep.id, eventId)));
+    expect(calls.map((c) => [c.status, c.body])).toEqual(Array(50).fill([202, { eventId, status: 'PENDING', round: 2 }]));
+    expect(await logged()).toMatchObject({ eventId, status: 'PENDING', round: 2 });
+    receiver.behave(() => 200);
+    const second = await waitFor(async () => ((await logged()).status === 'DELIVERED' ? logged() : undefined), 20_000, 'second round delivered');
+    expect(second.round).toBe(2);
+    expect(new Set(second.attempts.map((a: any) => a.round))).toEqual(new Set([1, 2]));
+
+    const again = await redeliverEvent(aliceKey, alicePix, ep.id, eventId);
+    expect([again.status, again.body]).toEqual([202, { eventId, status: 'PENDING', round: 3 }]);
+    const third = await waitFor(async () => ((await logged()).status === 'DELIVERED' ? logged() : undefined), 20_000, 'third round delivered');
+    expect(third).toMatchObject({ round: 3, attempts: expect.arrayContaining([expect.objectContaining({ round: 3, statusCode: 200 })]) });
+  }, 60_000);
+
+  test('redelivery calls are limited per API key and endpoint: past the limit they are 429 RATE_LIMITED', async () => {
+    const ep = await endpoint(bobKey, bobPix, ['pix.in.received'], '/redelivery-limit');
+    await fund(platform, tenantId, bob.account.id, 14);
+    const { eventId } = await waitFor(async () => (await deliveries(bobKey, bobPix, ep.id)).body.deliveries[0], 20_000, 'a delivery');
+    // Twice the limit (60 a minute) and one: split over two minute windows or not, one window goes past it.
+    const calls = await Promise.all(Array.from({ length: 121 }, () => redeliverEvent(bobKey, bobPix, ep.id, eventId)));
+    const limited = calls.filter((c) => c.status === 429);
+    expect(limited.length).toBeGreaterThan(0);
+    expect(limited[0]!.body).toMatchObject({ code: 'RATE_LIMITED', message: expect.any(String) });
+    expect(calls.every((c) => c.status === 202 || c.status === 429)).toBe(true);
+    // Another endpoint of the same key has its own allowance.
+    const other = await endpoint(bobKey, bobPix, ['pix.in.received'], '/redelivery-other');
+    await fund(platform, tenantId, bob.account.id, 15);
+    const otherEvent = await waitFor(async () => (await deliveries(bobKey, bobPix, other.id)).body.deliveries[0], 20_000, 'a delivery');
+    expect((await redeliverEvent(bobKey, bobPix, other.id, otherEvent.eventId)).status).toBe(202);
+  }, 60_000);
+
   test('one endpoint hanging does not slow another: the healthy one receives every event meanwhile', async () => {
     const stuck = await endpoint(bobKey, bobPix, ['pix.in.received'], '/stuck');
     const healthy = await endpoint(bobKey, bobPix, ['pix.in.received'], '/healthy');

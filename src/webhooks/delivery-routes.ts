@@ -7,6 +7,7 @@ import { paginated, utcDateTime, uuid } from '../http/common-schemas.ts';
 import { EVENT_TYPES } from '../events/outbox.ts';
 import type { Services } from '../services.ts';
 import { pageQuery } from '../shared/pagination.ts';
+import { hit, type RateLimit } from '../shared/rate-limit.ts';
 import { z } from '../shared/zod.ts';
 import { scopedAccount, type IntegrationAuth } from '../tenants/api-key-auth.ts';
 import { deliveryLogPage, redeliver } from './delivery.ts';
@@ -49,6 +50,7 @@ const deliveryParams = pixAccountParams.extend({ webhookId: z.string().min(1).ma
 
 /** The integrator's delivery log: every delivery of an endpoint with its attempts, and redelivery of one event. */
 export function registerWebhookDeliveryRoutes(router: Router, registry: OpenAPIRegistry, { config, temporal }: Services, auth: Authenticator<IntegrationAuth>): void {
+  const redeliveries: RateLimit = { name: 'webhook-redeliver', limit: config.WEBHOOK_REDELIVER_MAX_PER_MINUTE, windowSeconds: 60 };
   defineRoute(router, registry, {
     method: 'get',
     path: '/v1/pix-accounts/:accountId/webhooks/:webhookId/deliveries',
@@ -78,21 +80,31 @@ export function registerWebhookDeliveryRoutes(router: Router, registry: OpenAPIR
     operationId: 'redeliverWebhookEvent',
     tags: ['Webhooks'],
     summary: 'Deliver one event to the endpoint again: a new round of attempts with the same webhook-id',
+    description:
+      'Starts a new round only when the delivery is not PENDING: while a round is still pending (its attempts go on), ' +
+      'the call answers that round and starts nothing, so repeating it is harmless. Calls are limited per API key and ' +
+      'endpoint (`WEBHOOK_REDELIVER_MAX_PER_MINUTE`, 60 a minute by default); more are 429 `RATE_LIMITED`.',
     auth,
     params: deliveryParams.extend({ eventId: z.uuid() }),
     responses: {
       202: {
-        description: 'Redelivery scheduled',
+        description: 'Redelivery scheduled, or the round still pending',
         schema: z
-          .object({ eventId: uuid('0a9b8c7d-6e5f-4a3b-9c2d-1e0f9a8b7c6d'), status: z.literal('PENDING'), round: z.number().int().min(2).openapi({ example: 2 }) })
+          .object({
+            eventId: uuid('0a9b8c7d-6e5f-4a3b-9c2d-1e0f9a8b7c6d'),
+            status: z.literal('PENDING'),
+            round: z.number().int().min(1).openapi({ description: 'The new round, or the pending one', example: 2 }),
+          })
           .openapi('RedeliveryScheduled'),
         example: { eventId: '0a9b8c7d-6e5f-4a3b-9c2d-1e0f9a8b7c6d', status: 'PENDING', round: 2 },
       },
     },
-    errors: { 403: ['ACCOUNT_NOT_IN_KEY_SCOPE'], 404: ['NOT_FOUND'], 409: ['WEBHOOK_DISABLED'] },
+    errors: { 403: ['ACCOUNT_NOT_IN_KEY_SCOPE'], 404: ['NOT_FOUND'], 409: ['WEBHOOK_DISABLED'], 429: ['RATE_LIMITED'] },
     async handler({ auth: a, params }) {
       const account = await scopedAccount(a, params.accountId);
-      const done = await redeliver(a.em, temporal.client, config, await findEndpointOfAccount(a.em, account.id, params.webhookId), params.eventId);
+      const endpoint = await findEndpointOfAccount(a.em, account.id, params.webhookId);
+      if (endpoint) await hit(a.em, redeliveries, `${a.principal.apiKeyId}:${endpoint.id}`);
+      const done = await redeliver(a.em, temporal.client, config, endpoint, params.eventId);
       return { status: 202, body: { eventId: done.eventId, status: done.status, round: done.round } };
     },
   });

@@ -120,14 +120,26 @@ export async function msUntilNextDue(db: pg.PoolClient, endpointId: string): Pro
   return rows[0]?.ms ?? null;
 }
 
-/** A delivery back to PENDING for a new round of attempts, due now; null when there is none for this endpoint. */
-export async function reopenDelivery(em: EntityManager, endpointId: string, eventId: string): Promise<{ id: string; round: number } | null> {
-  const [row] = await em.execute<{ id: string; round: number }[]>(
-    `update webhook_delivery set status = 'PENDING', finished_at = null, first_attempt_at = null, round = round + 1, next_attempt_at = now()
-      where endpoint_id = ? and event_id = ? returning id, round`,
+/**
+ * The delivery of an event to an endpoint with its current round, locked for the rest of the transaction (redeliveries
+ * of it queue here, and each sees what the one before decided); null when there is none.
+ */
+export async function lockDelivery(em: EntityManager, endpointId: string, eventId: string): Promise<{ id: string; round: number; status: string } | null> {
+  const [row] = await em.execute<{ id: string; round: number; status: string }[]>(
+    'select id, round, status from webhook_delivery where endpoint_id = ? and event_id = ? for update',
     [endpointId, eventId],
   );
   return row ?? null;
+}
+
+/** A delivery back to PENDING for a new round of attempts, due now; answers the new round. */
+export async function reopenDelivery(em: EntityManager, deliveryId: string): Promise<number> {
+  const [row] = await em.execute<{ round: number }[]>(
+    `update webhook_delivery set status = 'PENDING', finished_at = null, first_attempt_at = null, round = round + 1, next_attempt_at = now()
+      where id = ? returning round`,
+    [deliveryId],
+  );
+  return row!.round;
 }
 
 /** Pending deliveries of a deleted endpoint end CANCELLED. */

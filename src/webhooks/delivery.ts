@@ -13,6 +13,7 @@ import {
   claimDueDeliveries,
   deliveryLog,
   endpointTarget,
+  lockDelivery,
   lockEndpointShared,
   msUntilNextDue,
   recordAttempts,
@@ -90,19 +91,21 @@ export async function deliverDueBatch({ orm, config }: { orm: Orm; config: Confi
 
 /**
  * Delivers one event to one endpoint again: a new round of attempts with the same `webhook-id`, by the endpoint's
- * workflow, woken through the hand-off. A missing endpoint is 404; a deleted one is 409.
+ * workflow, woken through the hand-off. While a round of it is still PENDING, that round is the answer and no other
+ * starts: repeating the call is harmless. A missing endpoint is 404; a deleted one is 409.
  */
 export async function redeliver(em: EntityManager, client: Client, config: Pick<Config, 'TEMPORAL_TASK_QUEUE'>, endpoint: WebhookEndpoint | null, eventId: string) {
   if (!endpoint) throw notFound('Webhook endpoint');
   if (!endpoint.enabled) throw new AppError(409, 'WEBHOOK_DISABLED', 'The endpoint is deleted; register it again to receive events');
-  const { delivery, handOff } = await em.transactional(async (tx) => {
-    const reopened = await reopenDelivery(tx, endpoint.id, eventId);
-    if (!reopened) throw notFound('Delivery');
-    const wake = webhookEndpointWake({ endpointId: endpoint.id, tenantId: endpoint.tenantId, accountId: endpoint.accountId });
-    return { delivery: reopened, handOff: await insertHandOff(tx, config.TEMPORAL_TASK_QUEUE, wake) };
+  const wake = webhookEndpointWake({ endpointId: endpoint.id, tenantId: endpoint.tenantId, accountId: endpoint.accountId });
+  const { delivery, round, handOff } = await em.transactional(async (tx) => {
+    const current = await lockDelivery(tx, endpoint.id, eventId);
+    if (!current) throw notFound('Delivery');
+    if (current.status === 'PENDING') return { delivery: current, round: current.round, handOff: null };
+    return { delivery: current, round: await reopenDelivery(tx, current.id), handOff: await insertHandOff(tx, config.TEMPORAL_TASK_QUEUE, wake) };
   });
-  await dispatchHandOff(client, em, handOff);
-  return { deliveryId: delivery.id, eventId, round: delivery.round, status: 'PENDING' as const, workflowId: handOff.start.workflowId };
+  if (handOff) await dispatchHandOff(client, em, handOff);
+  return { deliveryId: delivery.id, eventId, round, status: 'PENDING' as const, workflowId: wake.workflowId };
 }
 
 /** One page of an endpoint's delivery log, newest first, each delivery with every attempt; another account's is 404. */
