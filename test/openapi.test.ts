@@ -93,6 +93,29 @@ test('the holder document describes X-Tenant-Id and the bearer token as security
   expect(await init.text()).toMatch(/"persistAuthorization": true/);
 });
 
+test('/docs shows every description as written: no raw <…> outside a code span (taken as HTML, `tnk_<prefix>.<secret>` read `tnk_.`)', () => {
+  const raw: string[] = [];
+  const walk = (node: unknown, at: string): void => {
+    if (!node || typeof node !== 'object') return;
+    for (const [key, value] of Object.entries(node)) {
+      if (key === 'description' && typeof value === 'string' && /<[^>]*>/.test(value.replace(/`[^`]*`/g, ''))) raw.push(`${at}: ${value}`);
+      walk(value, `${at}/${key}`);
+    }
+  };
+  walk(documents, '');
+  expect(raw).toEqual([]);
+  expect(documents.holder.components.securitySchemes.tenantApiKey.description).toContain('`tnk_<prefix>.<secret>`');
+  expect(documents.integration.components.securitySchemes.apiKey.description).toContain('`pak_<prefix>.<secret>`');
+});
+
+test('X-Request-Id has no example, so /docs does not send every call with the same id', () => {
+  for (const doc of [documents.holder, documents.integration]) {
+    const parameter = doc.components.parameters.RequestId;
+    expect(parameter).toMatchObject({ name: 'X-Request-Id', in: 'header', required: false });
+    expect([parameter.example, parameter.examples, parameter.schema.example, parameter.schema.examples]).toEqual([undefined, undefined, undefined, undefined]);
+  }
+});
+
 test('the integration document describes the eleven events and their delivery headers under webhooks', () => {
   const { webhooks } = documents.integration;
   expect(Object.keys(webhooks).sort()).toEqual([...EVENT_TYPES].sort());

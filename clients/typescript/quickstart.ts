@@ -1,4 +1,9 @@
-import { randomUUID } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import { randomInt, randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import { Webhook } from 'standardwebhooks';
 import { createHolderClient, createIntegrationClient, type WebhookEvent } from './src/index.ts';
 
@@ -16,12 +21,20 @@ export interface QuickstartEnvironment {
   tenantId: string;
   /** The operator issues an integration API key for these Pix accounts (`npm run admin -- api-key:create …`). */
   issueApiKey(pixAccountIds: string[]): Promise<string>;
-  /** An HTTPS URL the platform can reach, and the requests it receives there, one at a time. */
-  webhookReceiver: { url: string; nextDelivery(): Promise<{ headers: Record<string, string>; body: string }> };
+  /**
+   * An HTTPS URL the platform can reach, and the requests it receives there, one at a time. Without one, no webhook is
+   * registered and the delivery (step 7) is skipped.
+   */
+  webhookReceiver?: WebhookReceiver;
   /** A CPF (11 digits, valid check digits) for each of the two holders. */
   documents: [string, string];
   fetch?: typeof fetch;
   log?(line: string): void;
+}
+
+export interface WebhookReceiver {
+  url: string;
+  nextDelivery(): Promise<{ headers: Record<string, string>; body: string }>;
 }
 
 /** What `data` of an answer is, or an error naming the step and the platform's error body. */
@@ -65,14 +78,17 @@ export async function runQuickstart(env: QuickstartEnvironment) {
 
   // 3. The integrator gets an API key for both Pix accounts and registers João's webhook endpoint.
   const integration = createIntegrationClient({ baseUrl: env.apiUrl, apiKey: await env.issueApiKey([maria.account.pixAccountId, joao.account.pixAccountId]), ...transport });
-  const endpoint = expectData(
-    'register webhook',
-    await integration.POST('/v1/pix-accounts/{accountId}/webhooks', {
-      params: { path: { accountId: joao.account.pixAccountId }, header: { 'idempotency-key': randomUUID() } },
-      body: { url: env.webhookReceiver.url, events: ['tev.in.received'], authToken: `quickstart-${randomUUID()}` },
-    }),
-  );
-  log(`webhook ${endpoint.id} registered for ${endpoint.events.join(', ')}`);
+  const receiver = env.webhookReceiver;
+  const endpoint = receiver
+    ? expectData(
+        'register webhook',
+        await integration.POST('/v1/pix-accounts/{accountId}/webhooks', {
+          params: { path: { accountId: joao.account.pixAccountId }, header: { 'idempotency-key': randomUUID() } },
+          body: { url: receiver.url, events: ['tev.in.received'], authToken: `quickstart-${randomUUID()}` },
+        }),
+      )
+    : null;
+  log(endpoint ? `webhook ${endpoint.id} registered for ${endpoint.events.join(', ')}` : 'no webhook receiver: no endpoint registered, step 7 skipped');
 
   // 4. Maria sends João R$ 10.50 with an Idempotency-Key; sending it again answers the same transfer.
   const idempotencyKey = randomUUID();
@@ -115,10 +131,76 @@ export async function runQuickstart(env: QuickstartEnvironment) {
   log(`statement: ${statement.map((t) => `${t.credit ? '+' : '-'}${t.amount} ${t.description}`).join('; ')}`);
 
   // 7. João's endpoint receives tev.in.received; the official Standard Webhooks library checks its signature.
-  const delivery = await env.webhookReceiver.nextDelivery();
-  const event = new Webhook(endpoint.signingSecret).verify(delivery.body, delivery.headers) as WebhookEvent;
-  if (event.event !== 'tev.in.received' || event.data.tevTransferId !== sent.tevId) throw new Error(`unexpected delivery ${delivery.body}`);
-  log(`webhook ${delivery.headers['webhook-id']} verified: ${event.event} of ${event.data.amountCents} cents`);
+  let event: WebhookEvent | null = null;
+  if (receiver && endpoint) {
+    const delivery = await receiver.nextDelivery();
+    event = new Webhook(endpoint.signingSecret).verify(delivery.body, delivery.headers) as WebhookEvent;
+    if (event.event !== 'tev.in.received' || event.data.tevTransferId !== sent.tevId) throw new Error(`unexpected delivery ${delivery.body}`);
+    log(`webhook ${delivery.headers['webhook-id']} verified: ${event.event} of ${event.data.amountCents} cents`);
+  }
 
   return { tev: sent, outSide, inSide, statement, event };
 }
+
+/** A CPF nobody registered yet, most likely: nine random digits and their two check digits. */
+function randomCpf(): string {
+  const digits = Array.from({ length: 9 }, () => randomInt(10));
+  for (const length of [9, 10]) {
+    const sum = digits.slice(0, length).reduce((acc, d, i) => acc + d * (length + 1 - i), 0);
+    digits.push(sum % 11 < 2 ? 0 : 11 - (sum % 11));
+  }
+  return digits.join('');
+}
+
+/** An HTTPS receiver on 127.0.0.1 with the given key and certificate, answering 200 and handing over what arrives. */
+async function localReceiver(keyFile: string, certFile: string): Promise<WebhookReceiver & { close(): void }> {
+  const arrived: { headers: Record<string, string>; body: string }[] = [];
+  const waiting: ((d: { headers: Record<string, string>; body: string }) => void)[] = [];
+  const server = createServer({ key: readFileSync(keyFile), cert: readFileSync(certFile) }, (req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      res.writeHead(200).end();
+      const delivery = { headers: Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)])), body: Buffer.concat(chunks).toString('utf8') };
+      const next = waiting.shift();
+      if (next) next(delivery);
+      else arrived.push(delivery);
+    });
+  });
+  await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
+  return {
+    url: `https://127.0.0.1:${(server.address() as AddressInfo).port}/quickstart`,
+    nextDelivery: () => new Promise((take) => (arrived.length > 0 ? take(arrived.shift()!) : waiting.push(take))),
+    close: () => server.close(),
+  };
+}
+
+/**
+ * `node clients/typescript/quickstart.ts`, with the platform of this repository running (`npm start`): TENANT_ID names
+ * the tenant; HOLDER_URL and API_URL default to `npm start`'s; the API key comes from the operator command line of this
+ * repository. With WEBHOOK_TLS_KEY and WEBHOOK_TLS_CERT (PEM files for 127.0.0.1, the certificate trusted by the
+ * platform through WEBHOOK_CA_FILE), a receiver on 127.0.0.1 takes the webhook delivery of step 7.
+ */
+async function main(): Promise<void> {
+  const tenantId = process.env.TENANT_ID;
+  if (!tenantId) throw new Error('Set TENANT_ID to a tenant of the platform: npm run admin -- tenant:create --name "Banco Azul"');
+  const repository = fileURLToPath(new URL('../..', import.meta.url));
+  // The operator command line prints one JSON object, on its last line.
+  const operator = (args: string[]) => JSON.parse(execFileSync(process.execPath, ['src/admin/cli.ts', ...args], { cwd: repository, encoding: 'utf8' }).trim().split('\n').pop()!);
+  const { WEBHOOK_TLS_KEY: keyFile, WEBHOOK_TLS_CERT: certFile } = process.env;
+  const receiver = keyFile && certFile ? await localReceiver(keyFile, certFile) : undefined;
+  try {
+    await runQuickstart({
+      holderUrl: process.env.HOLDER_URL ?? 'http://127.0.0.1:3000',
+      apiUrl: process.env.API_URL ?? 'http://127.0.0.1:3001',
+      tenantId,
+      issueApiKey: async (pixAccountIds) => operator(['api-key:create', '--tenant', tenantId, ...pixAccountIds.flatMap((id) => ['--pix-account', id])]).key,
+      ...(receiver ? { webhookReceiver: receiver } : {}),
+      documents: [randomCpf(), randomCpf()],
+    });
+  } finally {
+    receiver?.close();
+  }
+}
+
+if (import.meta.main) await main();

@@ -73,8 +73,9 @@ export function createRegistry(security: 'holder' | 'apiKey'): OpenAPIRegistry {
     name: 'X-Request-Id',
     in: 'header',
     required: false,
-    description: 'Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128.',
-    schema: { type: 'string', pattern: REQUEST_ID_PATTERN.source, example: 'checkout-7f3a' },
+    description: 'Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128 (e.g. `checkout-7f3a`).',
+    // No example: /docs fills a parameter with its example, and every call from the page would carry the same id.
+    schema: { type: 'string', pattern: REQUEST_ID_PATTERN.source },
   });
   if (security === 'holder') {
     registry.registerComponent('securitySchemes', 'tenantId', {
@@ -95,13 +96,13 @@ export function createRegistry(security: 'holder' | 'apiKey'): OpenAPIRegistry {
       type: 'apiKey',
       in: 'header',
       name: 'X-Tenant-Api-Key',
-      description: 'The tenant API key, tnk_<prefix>.<secret>, for server-to-server use only (operator command `tenant-key:create`).',
+      description: 'The tenant API key, `tnk_<prefix>.<secret>`, for server-to-server use only (operator command `tenant-key:create`).',
     });
   } else {
     registry.registerComponent('securitySchemes', 'apiKey', {
       type: 'http',
       scheme: 'bearer',
-      description: 'The integration API key, pak_<prefix>.<secret>, scoped to Pix accounts (operator command `api-key:create`). A missing, invalid or revoked one is 401.',
+      description: 'The integration API key, `pak_<prefix>.<secret>`, scoped to Pix accounts (operator command `api-key:create`). A missing, invalid or revoked one is 401.',
     });
   }
   return registry;

@@ -100,8 +100,8 @@ export function registerIdentityRoutes(router: Router, registry: OpenAPIRegistry
     operationId: 'authenticateClient',
     tags: ['Authentication'],
     summary: 'Exchange the tenant API key for a 24-hour token of one holder (server to server)',
-    description: 'Send the key in X-Tenant-Api-Key (tnk_<prefix>.<secret>). Revoking the key ends every token it issued at once.',
-    headers: tenantHeaders.extend({ 'x-tenant-api-key': z.string().optional().openapi({ description: 'tnk_<prefix>.<secret>' }) }),
+    description: 'Send the key in X-Tenant-Api-Key (`tnk_<prefix>.<secret>`). Revoking the key ends every token it issued at once.',
+    headers: tenantHeaders.extend({ 'x-tenant-api-key': z.string().optional().openapi({ description: '`tnk_<prefix>.<secret>`' }) }),
     body: ClientLogin,
     bodyExample: { document: '52998224725' },
     // The key is validated as optional so that a missing one is 401, as the interface says; it is required all the same.

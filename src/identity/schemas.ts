@@ -94,7 +94,7 @@ export const accountExample = {
 const jwt = z
   .string()
   .regex(/^[\w-]+\.[\w-]+\.[\w-]+$/)
-  .openapi({ description: 'JWT (HS256): send as Authorization: Bearer <token>', example: 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIzZjJiIn0.c2lnbmF0dXJl' });
+  .openapi({ description: 'JWT (HS256): send as `Authorization: Bearer <token>`', example: 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIzZjJiIn0.c2lnbmF0dXJl' });
 
 export const AuthenticationResult = z
   .object({ token: jwt, entityType: z.enum(['PERSON', 'COMPANY']), entity: HolderEntity, accounts: z.array(AccountSummary) })

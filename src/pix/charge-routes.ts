@@ -34,7 +34,7 @@ const Charge = z
     chargeId: chargeId(),
     txid: z.string().regex(/^[A-Za-z0-9]{26,35}$/).openapi({ description: '32 letters and digits (the Banco Central allows 26 to 35)', example: 'Kq3v9x0k2m8w4r7y1b5n6c2zA4s7d1f9' }),
     brCode: z.string().openapi({
-      description: 'Dynamic Pix BR Code ("copia e cola") with the amount; its location URL ends with /pix/cob/<txid>',
+      description: 'Dynamic Pix BR Code ("copia e cola") with the amount; its location URL ends with `/pix/cob/<txid>`',
       example: '00020101021226770014br.gov.bcb.pix2555127.0.0.1:3000/pix/cob/Kq3v9x0k2m8w4r7y1b5n6c2zA4s7d1f9520400005303986540550.005802BR5914MARIA DA SILVA6009SAO PAULO62070503***6304E7AA',
     }),
     amountCents: cents('5000'),
