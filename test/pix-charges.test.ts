@@ -4,7 +4,7 @@ import { Client, Connection } from '@temporalio/client';
 import { parseBrCode } from '../src/pix/brcode.ts';
 import { adminOk } from './support/admin.ts';
 import { closeDb, sql } from './support/db.ts';
-import { apiKey, newCpf, newTenant, onboarded, pixAccountIdOf, tenantHeaders, waitFor, type Onboarded } from './support/fixtures.ts';
+import { apiKey, fund, newCpf, newTenant, onboarded, pixAccountIdOf, tenantHeaders, waitFor, type Onboarded } from './support/fixtures.ts';
 import { http } from './support/http.ts';
 import { balanceOf, expectLedgerConsistent } from './support/ledger.ts';
 import { startPlatform, type Platform } from './support/platform.ts';
@@ -29,7 +29,8 @@ const REFUND_E2E = /^D\d{8}\d{12}[A-Za-z0-9]{11}$/;
 const ALL_TIME = 'startDate=2000-01-01&endDate=2999-12-31&limit=100';
 
 beforeAll(async () => {
-  platform = await startPlatform();
+  // A payer's payout watches for a refund only PIX_REFUND_WATCH_MS after settlement: 1 s here, so refunds come after it.
+  platform = await startPlatform({ SANDBOX_PIX_SETTLE_MS: '400', PIX_POLL_MS: '150', PIX_REFUND_WATCH_MS: '1000' });
   tenantId = await newTenant(platform);
   await adminOk(platform.env, 'fees:set', '--tenant', tenantId, '--pix-in-cents', String(PIX_IN_FEE));
   [alice, bob] = await Promise.all([onboarded(platform, tenantId), onboarded(platform, tenantId)]);
@@ -451,6 +452,110 @@ describe('refunds', () => {
     expect((await refund(charge.chargeId, 100, { pix: bobPix })).status).toBe(403);
     expect((await refund(charge.chargeId, 100, { key: bothKey, pix: bobPix })).status).toBe(404);
     expect((await read(charge.chargeId)).body.refundedCents).toBe('0');
+  });
+});
+
+describe('refunds reach the payer', () => {
+  /** Payers who scan alice's charges: bob in her tenant, dave in another. */
+  let otherTenant: string;
+  let dave: Onboarded;
+  beforeAll(async () => {
+    otherTenant = await newTenant(platform);
+    dave = await onboarded(platform, otherTenant);
+    await Promise.all([fund(platform, tenantId, bob.account.id, 100_000), fund(platform, otherTenant, dave.account.id, 100_000)]);
+  }, 60_000);
+
+  const scan = (payer: Onboarded, qrCode: string) =>
+    http('POST', `${platform.holderUrl}/pix/qrcode/payment`, {
+      body: { accountId: payer.account.id, pin: payer.pin, qrCode },
+      headers: { ...tenantHeaders(payer.tenantId, payer.token), 'idempotency-key': randomUUID() },
+    });
+  const payout = async (payer: Onboarded, payoutId: string) => (await http('GET', `${platform.holderUrl}/accounts/${payer.account.id}/payouts/${payoutId}`, { headers: tenantHeaders(payer.tenantId, payer.token) })).body;
+  const settlementOf = async (tenant: string) => balanceOf((await sql(`select id from account where tenant_id = $1 and kind = 'SETTLEMENT'`, [tenant]))[0].id);
+  const payoutRefunds = (payoutId: string) => sql(`select tenant_id, data from event_outbox where type = 'pix.payout.refunded' and data->>'payoutId' = $1 order by created_at`, [payoutId]);
+  const balanceReaches = (payer: Onboarded, cents: bigint, what: string) => waitFor(async () => (await balanceOf(payer.account.id)) === cents, 20_000, what);
+
+  /** Alice's charge, paid by `payer` scanning its BR Code; its payout settled. */
+  async function scannedCharge(payer: Onboarded, amountCents: number) {
+    const charge = await createOk({ amountCents });
+    const res = await scan(payer, charge.brCode);
+    expect(res.status).toBe(201);
+    const payoutId: string = res.body.payout.payoutId;
+    const posted = await waitFor(async () => {
+      const p = await payout(payer, payoutId);
+      return p.status === 'POSTED' ? p : undefined;
+    }, 20_000, 'the payout to settle');
+    expect((await read(charge.chargeId)).body).toMatchObject({ status: 'PAID', paidCents: String(amountCents) });
+    return { charge, payoutId, endToEndId: posted.metadata.endToEndId as string };
+  }
+
+  test('a holder of the same tenant gets part, then the rest, back: REFUNDED, REVERSAL entries, pix.payout.refunded each time, settlement even', async () => {
+    const [payerBefore, settlementBefore] = [await balanceOf(bob.account.id), await settlementOf(tenantId)];
+    const { charge, payoutId, endToEndId } = await scannedCharge(bob, 2500);
+    expect(await balanceOf(bob.account.id)).toBe(payerBefore - 2500n);
+
+    const first = await refund(charge.chargeId, 1000);
+    expect(first.status).toBe(201);
+    await balanceReaches(bob, payerBefore - 1500n, 'the first return to reach the payer');
+    expect(await payout(bob, payoutId)).toMatchObject({ status: 'REFUNDED' });
+
+    const second = await refund(charge.chargeId, '1500');
+    expect(second.status).toBe(201);
+    await balanceReaches(bob, payerBefore, 'the second return to reach the payer');
+
+    const refunded = await payout(bob, payoutId);
+    expect(refunded).toMatchObject({ status: 'REFUNDED', source: 'QR_CODE_OUT' });
+    expect(refunded.entries.map((e: any) => [e.kind, e.amount])).toEqual([['PRIMARY', '-2500'], ['REVERSAL', '1000'], ['REVERSAL', '1500']]);
+    const events = await payoutRefunds(payoutId);
+    expect(events.map((e: any) => [e.tenant_id, e.data])).toEqual(
+      [first.body, second.body].map((r) => [
+        tenantId,
+        {
+          payoutId,
+          movementId: expect.stringMatching(CUID),
+          endToEndId,
+          amountCents: '2500',
+          occurredAt: expect.stringMatching(ISO_UTC),
+          // The return carries one end-to-end id on both sides: the receiver's refund and the payer's return.
+          refundEndToEndId: r.refundEndToEndId,
+          refundAmountCents: r.amountCents,
+        },
+      ]),
+    );
+    // Out and back through the tenant's settlement account: the round trip leaves it where it was.
+    expect(await settlementOf(tenantId)).toBe(settlementBefore);
+    expect(await balanceOf(bob.account.id)).toBe(payerBefore);
+    await expectLedgerConsistent(tenantId);
+  });
+
+  test("a holder of another tenant gets a refund made after its payout's refund watch ended", async () => {
+    const payerBefore = await balanceOf(dave.account.id);
+    const { charge, payoutId } = await scannedCharge(dave, 900);
+    expect(await temporal.workflow.getHandle(`pix-payout-${payoutId}`).result()).toBe('POSTED');
+    const settlements = [await settlementOf(tenantId), await settlementOf(otherTenant)];
+
+    const res = await refund(charge.chargeId, 900);
+    expect(res.status).toBe(201);
+    await balanceReaches(dave, payerBefore, 'the return to reach the payer');
+    expect(await payout(dave, payoutId)).toMatchObject({ status: 'REFUNDED' });
+    expect((await payoutRefunds(payoutId)).map((e: any) => [e.tenant_id, e.data.refundEndToEndId, e.data.refundAmountCents])).toEqual([[otherTenant, res.body.refundEndToEndId, '900']]);
+    // The money left the receiver's tenant through its settlement account and came in through the payer's.
+    expect([await settlementOf(tenantId), await settlementOf(otherTenant)]).toEqual([settlements[0]! + 900n, settlements[1]! - 900n]);
+    await expectLedgerConsistent(tenantId);
+    await expectLedgerConsistent(otherTenant);
+  });
+
+  test('an external payer is beyond the platform: the return leaves through the settlement account and touches no payout', async () => {
+    const { charge } = await paidCharge(600);
+    const settlementBefore = await settlementOf(tenantId);
+    const res = await refund(charge.chargeId, 600);
+    expect(res.status).toBe(201);
+    expect(await settlementOf(tenantId)).toBe(settlementBefore + 600n);
+    // The sandbox PSP takes the return for the payer's institution, which is not this platform.
+    const [sent] = await waitFor(() => sql(`select payout_id, amount_cents::text as amount from sandbox_psp_return where end_to_end_id = $1`, [res.body.refundEndToEndId]).then((rows) => rows.length > 0 && rows), 20_000, 'the return to be sent');
+    expect(sent).toEqual({ payout_id: null, amount: '600' });
+    expect(await sql(`select id from event_outbox where type = 'pix.payout.refunded' and data->>'refundEndToEndId' = $1`, [res.body.refundEndToEndId])).toEqual([]);
+    await expectLedgerConsistent(tenantId);
   });
 });
 

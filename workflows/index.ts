@@ -5,4 +5,4 @@ export { tevWorkflow } from './tev.ts';
 export { webhookEndpointWorkflow } from './webhook-endpoint.ts';
 export { approvalWorkflow } from './approval.ts';
 export { pixPayoutWorkflow } from './pix-payout.ts';
-export { pixChargeWorkflow } from './pix-charge.ts';
+export { pixChargeRefundWorkflow, pixChargeWorkflow } from './pix-charge.ts';

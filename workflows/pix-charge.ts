@@ -1,9 +1,10 @@
 import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { PixChargeActivities } from '../activities/pix-charges.ts';
-import { chargePaid, type ChargeStatus, type PixChargeInput } from './contracts/pix-charge.ts';
-import { DATABASE_STEP } from './activity-options.ts';
+import { chargePaid, type ChargeStatus, type PixChargeInput, type PixChargeRefundInput } from './contracts/pix-charge.ts';
+import { DATABASE_STEP, PROVIDER_CALL } from './activity-options.ts';
 
 const activities = proxyActivities<PixChargeActivities>(DATABASE_STEP);
+const provider = proxyActivities<PixChargeActivities>(PROVIDER_CALL);
 
 /**
  * One run per charge, started at its creation: a durable timer until `expiresAt`, then the charge expires unless it
@@ -17,4 +18,13 @@ export async function pixChargeWorkflow(input: PixChargeInput): Promise<ChargeSt
   const remaining = Math.max(Date.parse(input.expiresAt) - Date.now(), 1);
   if (await condition(() => paid, remaining)) return 'PAID';
   return activities.expirePixCharge(input.chargeId);
+}
+
+/**
+ * One run per refund of a charge, started by the refund's transaction: the money left the receiver's account there,
+ * and this sends it on to the payer through the provider, retried until the provider takes it (once: by its id).
+ */
+export async function pixChargeRefundWorkflow(input: PixChargeRefundInput): Promise<'SENT'> {
+  await provider.sendPixChargeRefund(input.refundId);
+  return 'SENT';
 }

@@ -168,7 +168,8 @@ export function registerPixChargeRoutes(router: Router, registry: OpenAPIRegistr
     tags: ['Pix charges'],
     summary: 'Return part or all of what a paid charge received to its payer (event pix.charge.refunded)',
     description:
-      'Debits the account by amountCents (the receive fee is not returned). The refunds of a charge never add up to more than it received. ' +
+      'Debits the account by amountCents (the receive fee is not returned) and sends the money back to the payer through the Pix provider ' +
+      '(a payer who is a holder of the platform is credited within seconds). The refunds of a charge never add up to more than it received. ' +
       'A retry with the same Idempotency-Key and amount returns the original refund.',
     headers: z.object({ 'idempotency-key': idempotencyKey }),
     auth,
@@ -191,7 +192,9 @@ export function registerPixChargeRoutes(router: Router, registry: OpenAPIRegistr
     },
     async handler({ auth: a, params, headers, body }) {
       const { account } = await operatingPixAccount(a, params.accountId);
-      return { status: 201, body: await refundCharge(a.em, account, params.chargeId, headers['idempotency-key'], body.amountCents) };
+      const { refund, handOff } = await refundCharge(a.em, config.TEMPORAL_TASK_QUEUE, account, params.chargeId, headers['idempotency-key'], body.amountCents);
+      if (handOff) await dispatchHandOff(temporal.client, a.em, handOff);
+      return { status: 201, body: refund };
     },
   });
 }

@@ -9,7 +9,7 @@ import { paymentDate } from '../shared/time.ts';
 import { insertHandOff } from '../handoff/store.ts';
 import type { WorkflowStart } from '../temporal/workflow-start.ts';
 import { BANK_ISPB } from '../transfers/metadata.ts';
-import { chargePaid, pixChargeStart } from '../../workflows/contracts/pix-charge.ts';
+import { chargePaid, pixChargeRefundStart, pixChargeStart } from '../../workflows/contracts/pix-charge.ts';
 import { findRefundByKey, insertRefund, lockChargeByTxid, lockChargeOfAccount, markChargePaid, type ChargeRefund } from './charge-store.ts';
 import { pixEndToEndId } from './end-to-end.ts';
 import { creditIncomingPix } from './incoming.ts';
@@ -17,9 +17,9 @@ import type { PixParty } from './provider.ts';
 
 /**
  * The money of a charge: its payment (like an incoming Pix: the amount from the settlement account, the receive fee
- * to the tenant's revenue) and its refunds (back to the settlement account, i.e. to the payer). Each is one database
- * transaction that locks the charge first and the accounts after, so a payment, a refund and the expiry of one charge
- * queue behind each other, and its event is written in the same transaction.
+ * to the tenant's revenue) and its refunds (back to the settlement account, then on to the payer through the
+ * provider). Each is one database transaction that locks the charge first and the accounts after, so a payment, a
+ * refund and the expiry of one charge queue behind each other, and its event is written in the same transaction.
  */
 
 export interface ChargePayment {
@@ -121,17 +121,18 @@ const refundEndToEndId = (at: Date) => `D${pixEndToEndId(BANK_ISPB, at).slice(1)
 
 /**
  * Returns part or all of what a PAID charge received to its payer: debits the account (the receive fee is not
- * returned), credits the settlement account, and writes `pix.charge.refunded`. The Idempotency-Key (per charge)
- * returns the original refund on a retry with the same amount; another amount under that key is 409.
+ * returned), credits the settlement account, and writes `pix.charge.refunded`; the hand-off of the workflow that sends
+ * the devolução on to the payer through the provider is recorded in the same transaction. The Idempotency-Key (per
+ * charge) returns the original refund on a retry with the same amount; another amount under that key is 409.
  */
-export async function refundCharge(em: EntityManager, account: Account, chargeId: string, idempotencyKey: string, amountCents: bigint) {
+export async function refundCharge(em: EntityManager, taskQueue: string, account: Account, chargeId: string, idempotencyKey: string, amountCents: bigint) {
   return em.transactional(async (tx) => {
     const charge = await lockChargeOfAccount(tx, account.id, chargeId);
     if (!charge) throw notFound('Charge');
     const previous = await findRefundByKey(tx, charge.id, idempotencyKey);
     if (previous) {
       if (previous.amountCents !== amountCents) throw idempotencyConflict();
-      return refundView(previous);
+      return { refund: refundView(previous), handOff: null };
     }
     if (charge.status !== 'PAID') throw new AppError(409, 'CHARGE_NOT_PAID', 'Only a paid charge can be refunded');
     const refundable = charge.paidCents - charge.refundedCents;
@@ -203,6 +204,7 @@ export async function refundCharge(em: EntityManager, account: Account, chargeId
         },
       },
     ]);
-    return refundView(refund);
+    const handOff = await insertHandOff(tx, taskQueue, pixChargeRefundStart({ refundId, chargeId: charge.id, tenantId: account.tenantId, accountId: account.id }));
+    return { refund: refundView(refund), handOff };
   });
 }

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { isoUtc, type Cursor } from '../shared/pagination.ts';
 import type { ChargeStatus } from '../../workflows/contracts/pix-charge.ts';
-import type { PixParty } from './provider.ts';
+import type { PixParty, PixReturn } from './provider.ts';
 
 /**
  * The `pix_charge` and `pix_charge_refund` tables: every SQL statement on a charge and its refunds. Timestamps come
@@ -197,4 +197,14 @@ export async function insertRefund(
   );
   await em.execute('update pix_charge set refunded_cents = refunded_cents + ? where id = ?', [r.amountCents.toString(), r.chargeId]);
   return toChargeRefund(row!);
+}
+
+/** A refund as the devolução it sends: its own end-to-end id, the end-to-end id of the payment it returns, the amount. */
+export async function findRefundReturn(em: EntityManager, refundId: string): Promise<PixReturn | null> {
+  const [row] = await em.execute<{ end_to_end_id: string; original_end_to_end_id: string; amount_cents: string }[]>(
+    `select r.refund_end_to_end_id as end_to_end_id, c.end_to_end_id as original_end_to_end_id, r.amount_cents::text as amount_cents
+       from pix_charge_refund r join pix_charge c on c.id = r.charge_id where r.id = ?`,
+    [refundId],
+  );
+  return row ? { endToEndId: row.end_to_end_id, originalEndToEndId: row.original_end_to_end_id, amountCents: BigInt(row.amount_cents) } : null;
 }

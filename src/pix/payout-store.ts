@@ -145,3 +145,9 @@ export async function markPayoutReversed(em: EntityManager, payout: PixPayout, s
 export async function markPayoutRefunded(em: EntityManager, payout: PixPayout, refundedCents: bigint): Promise<void> {
   await em.execute(`update pix_payout set status = 'REFUNDED', refunded_cents = ? where id = ?`, [refundedCents.toString(), payout.id]);
 }
+
+/** Whether the movements of a payout's return (its operation id) were posted already: each return is credited once. */
+export async function isReturnPosted(em: EntityManager, operationId: string): Promise<boolean> {
+  const rows = await em.execute<{ one: number }[]>('select 1 as one from movement where operation_id = ? limit 1', [operationId]);
+  return rows.length > 0;
+}

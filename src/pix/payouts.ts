@@ -18,6 +18,7 @@ import type { PixKeyType } from './keys.ts';
 import {
   findPayout,
   insertPayout,
+  isReturnPosted,
   lockPayout,
   markPayoutDebited,
   markPayoutPosted,
@@ -212,6 +213,9 @@ export async function settlePayout(em: EntityManager, payoutId: string, state: E
   });
 }
 
+/** The operation of the movements that return a payout's money: its reversal, or one return (by its end-to-end id). */
+const returnOperationId = (payoutId: string, endToEndId: string | null) => `${payoutId}:${endToEndId ?? 'reversal'}`;
+
 /**
  * Money back to the holder as REVERSAL entries on a movement that reverses the debit: the whole amount and fee when
  * the payout failed or was cancelled, or the refunded amount after settlement.
@@ -221,7 +225,7 @@ async function postReturn(tx: EntityManager, payout: PixPayout, amount: bigint, 
   const revenueId = fee > 0n ? await feeRevenueAccountId(tx, payout.tenantId) : null;
   const locked = await lockAccounts(tx, [payout.accountId, settlementId, ...(revenueId ? [revenueId] : [])]);
   const common = { tenantId: payout.tenantId, channel: 'PIX', status: 'DONE', payoutStatus: null, statusExternal: 'SUCCESS', externalRef: null, endToEndId, reversesMovementId: payout.movementId, feeCents: 0n, metadata: {} } as const;
-  const operationId = `${payout.id}:${endToEndId ?? 'reversal'}`;
+  const operationId = returnOperationId(payout.id, endToEndId);
   const movements: MovementInput[] = [
     {
       ...common,
@@ -256,16 +260,23 @@ export async function reversePayout(em: EntityManager, payoutId: string, state: 
   });
 }
 
-/** A settled payout returned by the beneficiary, partially or totally: the returned amount is credited, REFUNDED. */
-export async function refundPayout(em: EntityManager, payoutId: string, refund: { endToEndId: string; amountCents: string; refundedAt: string }): Promise<void> {
+type ProviderRefund = NonNullable<Extract<ProviderPayoutState, { state: 'POSTED' }>['refund']>;
+
+/**
+ * A settled payout returned by the beneficiary, partially or totally: the returned amount is credited, REFUNDED. A
+ * payout may receive several returns (a charge refunded in parts), each once: a return is known by its end-to-end id,
+ * and together they never exceed the amount sent.
+ */
+export async function refundPayout(em: EntityManager, payoutId: string, refund: ProviderRefund): Promise<void> {
   await em.transactional(async (tx) => {
     const payout = await lockPayout(tx, payoutId);
-    if (payout.state !== 'POSTED') return;
+    if (payout.state !== 'POSTED' && payout.state !== 'REFUNDED') return;
+    if (await isReturnPosted(tx, returnOperationId(payout.id, refund.endToEndId))) return;
     const amount = BigInt(refund.amountCents);
-    if (amount <= 0n || amount > payout.amountCents) throw new Error(`refund of ${amount} does not fit payout ${payoutId}`);
+    if (amount <= 0n || amount > payout.amountCents - payout.refundedCents) throw new Error(`refund of ${amount} does not fit payout ${payoutId}`);
     const { credit, account } = await postReturn(tx, payout, amount, 0n, 'Devolução de Pix enviado', refund.endToEndId);
     await markPayoutMovementRefunded(tx, payout.movementId!);
-    await markPayoutRefunded(tx, payout, amount);
+    await markPayoutRefunded(tx, payout, payout.refundedCents + amount);
     await enqueueEvents(tx, [
       payoutEvent(payout, account, 'pix.payout.refunded', {
         payoutId: payout.id,
@@ -277,5 +288,17 @@ export async function refundPayout(em: EntityManager, payoutId: string, refund: 
         refundAmountCents: amount.toString(),
       }),
     ]);
+  });
+}
+
+/**
+ * A return the provider delivered (a devolução of the receiving institution), at any time after the payment: also
+ * after the workflow's refund watch ended. Only a settled Pix is returned, so a payout not yet seen settled settles
+ * first, with the state the provider reports.
+ */
+export async function receivePayoutReturn(em: EntityManager, payoutId: string, state: Extract<ProviderPayoutState, { state: 'POSTED' }> & { refund: ProviderRefund }): Promise<void> {
+  await em.transactional(async (tx) => {
+    await settlePayout(tx, payoutId, state);
+    await refundPayout(tx, payoutId, state.refund);
   });
 }

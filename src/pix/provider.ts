@@ -36,6 +36,16 @@ export type ProviderPayoutState =
   | { state: 'POSTED'; endToEndId: string; settledAt: string; refund: { endToEndId: string; amountCents: string; refundedAt: string } | null }
   | { state: 'FAILED' | 'CANCELLED'; endToEndId: string; reason: string };
 
+/**
+ * A devolução: part or all of a Pix this platform received, sent back to its payer under an end-to-end id of its own
+ * (`D…`). `originalEndToEndId` names the Pix it returns, so the payer's institution knows whose payment comes back.
+ */
+export interface PixReturn {
+  endToEndId: string;
+  originalEndToEndId: string;
+  amountCents: bigint;
+}
+
 /** A public document of the Pix network (a charge's payload, a key set) as fetched: the HTTP answer, or why there is none. */
 export type PixDocument = { ok: true; status: number; body: string } | { ok: false; error: string };
 
@@ -55,4 +65,6 @@ export interface PixProvider {
   /** Idempotent on payoutId: submitting again returns the same payout. */
   submitPayout(p: PayoutSubmission): Promise<void>;
   queryPayout(payoutId: string): Promise<ProviderPayoutState>;
+  /** Sends a devolução to the payer's institution. Idempotent on the return's endToEndId: sending it again changes nothing. */
+  returnPix(r: PixReturn): Promise<void>;
 }

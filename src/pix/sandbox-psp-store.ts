@@ -79,3 +79,33 @@ export async function findSandboxPayout(em: EntityManager, payoutId: string): Pr
   );
   return row ? toSandboxPayout(row) : null;
 }
+
+/** A return the sandbox was given; `payoutId` is the payout whose Pix it returns, when that Pix left the platform. */
+export interface SandboxReturn {
+  payoutId: string | null;
+  /** ISO 8601 UTC. */
+  returnedAt: string;
+}
+
+/**
+ * Records a return, finding the payout that sent the returned Pix by the Pix's end-to-end id; null when this return
+ * was recorded already (a retried send changes nothing).
+ */
+export async function insertSandboxReturn(em: EntityManager, r: { endToEndId: string; originalEndToEndId: string; amountCents: bigint }): Promise<SandboxReturn | null> {
+  const [row] = await em.execute<{ payout_id: string | null; returned_at: Date }[]>(
+    `insert into sandbox_psp_return (end_to_end_id, original_end_to_end_id, payout_id, amount_cents)
+     values (?, ?, (select payout_id from sandbox_psp_payout where end_to_end_id = ? and outcome = 'POSTED'), ?)
+     on conflict (end_to_end_id) do nothing returning payout_id, returned_at`,
+    [r.endToEndId, r.originalEndToEndId, r.originalEndToEndId, r.amountCents.toString()],
+  );
+  return row ? { payoutId: row.payout_id, returnedAt: new Date(row.returned_at).toISOString() } : null;
+}
+
+/** Only a settled Pix is returned: a payout whose settle delay has not passed yet settles now. */
+export async function settleSandboxPayoutNow(em: EntityManager, payoutId: string): Promise<{ endToEndId: string; settledAt: string }> {
+  const [row] = await em.execute<{ end_to_end_id: string; settles_at: Date }[]>(
+    'update sandbox_psp_payout set settles_at = least(settles_at, now()) where payout_id = ? returning end_to_end_id, settles_at',
+    [payoutId],
+  );
+  return { endToEndId: row!.end_to_end_id, settledAt: new Date(row!.settles_at).toISOString() };
+}

@@ -11,9 +11,10 @@ import { findChargeByTxid } from './charge-store.ts';
 import { pixDocumentClient } from './document-client.ts';
 import { pixEndToEndId } from './end-to-end.ts';
 import type { PixKeyType } from './keys.ts';
-import type { Beneficiary, PayoutSubmission, PixProvider, ProviderPayoutState } from './provider.ts';
+import { receivePayoutReturn } from './payouts.ts';
+import type { Beneficiary, PayoutSubmission, PixProvider, PixReturn, ProviderPayoutState } from './provider.ts';
 import { isPublishedHere, servedAt, txidOfOwnLocation } from './public-urls.ts';
-import { failSandboxPayout, findSandboxPayout, insertSandboxPayout } from './sandbox-psp-store.ts';
+import { failSandboxPayout, findSandboxPayout, insertSandboxPayout, insertSandboxReturn, settleSandboxPayoutNow } from './sandbox-psp-store.ts';
 
 /** The simulated PSP's ISPB and the platform's ISPB as payer in its end-to-end ids. */
 export const SANDBOX_PSP = { ispb: '99999999', institution: 'Banco Sandbox S.A.' };
@@ -155,6 +156,21 @@ export function sandboxPsp(em: () => EntityManager, options: SandboxPspOptions):
         settledAt: r.settlesAt,
         refund: r.refunded ? { endToEndId: r.refundEndToEndId!, amountCents: r.refundCents.toString(), refundedAt: r.refundsAt! } : null,
       };
+    },
+
+    /**
+     * A return of a Pix that one of the platform's payouts sent (a holder paid a charge of the platform by scanning
+     * it) reaches the platform as the payer's institution, in the transaction that records it here: the payout is
+     * credited at once, whether or not its workflow still watches for a refund. Any other payer is beyond the sandbox.
+     */
+    async returnPix(r: PixReturn): Promise<void> {
+      await em().transactional(async (tx) => {
+        const recorded = await insertSandboxReturn(tx, r);
+        if (!recorded?.payoutId) return;
+        const settled = await settleSandboxPayoutNow(tx, recorded.payoutId);
+        const refund = { endToEndId: r.endToEndId, amountCents: r.amountCents.toString(), refundedAt: recorded.returnedAt };
+        await receivePayoutReturn(tx, recorded.payoutId, { state: 'POSTED', ...settled, refund });
+      });
     },
   };
 }

@@ -8,7 +8,7 @@ import { describe, expect, test } from '@jest/globals';
 import { Account } from '../../src/accounts/entities.ts';
 import { feeRevenueAccountId, InsufficientBalance, lockAccounts, postMovements, settlementAccountId, type MovementInput } from '../../src/ledger/posting.ts';
 import { receivePix } from '../../src/pix/incoming.ts';
-import { openPayout, recordPayout, refundPayout, reversePayout, settlePayout } from '../../src/pix/payouts.ts';
+import { openPayout, receivePayoutReturn, recordPayout, refundPayout, reversePayout, settlePayout } from '../../src/pix/payouts.ts';
 import { sql } from '../support/db.ts';
 import { balanceOf } from '../support/ledger.ts';
 import { tenantState } from '../support/tenant-state.ts';
@@ -171,6 +171,55 @@ describe('a payout', () => {
       settlement: AFTER_FUNDING.settlement + 1_500n - 500n,
       revenue: AFTER_FUNDING.revenue + SEND_FEE,
     });
+  });
+});
+
+describe('returns of a payout (a charge it paid refunded by the receiver)', () => {
+  const E2E = 'E12345678202601021200abcdefghijk';
+  const returned = (endToEndId: string, amountCents: string) => ({ endToEndId, amountCents, refundedAt: new Date().toISOString() });
+  const refundEvents = (payoutId: string) =>
+    sql<{ refund: string; amount: string }>(
+      `select data->>'refundEndToEndId' as refund, data->>'refundAmountCents' as amount from event_outbox where type = 'pix.payout.refunded' and data->>'payoutId' = $1 order by created_at`,
+      [payoutId],
+    );
+
+  test('returned in parts: each return is credited once by its end-to-end id, and together they never pass the amount', async () => {
+    const w = await world();
+    const payoutId = await payout(w, 1_500n);
+    await openPayout(db.em(), payoutId);
+    await settlePayout(db.em(), payoutId, { state: 'POSTED', endToEndId: E2E, settledAt: new Date().toISOString(), refund: null });
+    const first = returned('D00000000202601021205aaaaaaaaaaa', '500');
+    await refundPayout(db.em(), payoutId, first);
+    await refundPayout(db.em(), payoutId, first);
+    await refundPayout(db.em(), payoutId, returned('D00000000202601021206bbbbbbbbbbb', '1000'));
+    await expect(refundPayout(db.em(), payoutId, returned('D00000000202601021207ccccccccccc', '1'))).rejects.toThrow(/does not fit/);
+
+    expect((await sql('select status, refunded_cents::text as refunded from pix_payout where id = $1', [payoutId]))[0]).toEqual({ status: 'REFUNDED', refunded: '1500' });
+    expect(await refundEvents(payoutId)).toEqual([
+      { refund: 'D00000000202601021205aaaaaaaaaaa', amount: '500' },
+      { refund: 'D00000000202601021206bbbbbbbbbbb', amount: '1000' },
+    ]);
+    // The fee stays paid; the whole amount is back, out of the settlement account.
+    expect(await balances(w)).toEqual({ holder: AFTER_FUNDING.holder - SEND_FEE, settlement: AFTER_FUNDING.settlement, revenue: AFTER_FUNDING.revenue + SEND_FEE });
+  });
+
+  test('a return delivered before the platform saw the payout settle settles it first, then credits it', async () => {
+    const w = await world();
+    const payoutId = await payout(w, 1_500n);
+    await openPayout(db.em(), payoutId);
+    await receivePayoutReturn(db.em(), payoutId, { state: 'POSTED', endToEndId: E2E, settledAt: new Date().toISOString(), refund: returned('D00000000202601021205aaaaaaaaaaa', '1500') });
+    // The provider's settlement, when the workflow reads it later, changes nothing.
+    await settlePayout(db.em(), payoutId, { state: 'POSTED', endToEndId: E2E, settledAt: new Date().toISOString(), refund: null });
+
+    expect(await payoutStatus(payoutId)).toEqual({ status: 'REFUNDED', reason: null });
+    expect(await movementsOf(payoutId)).toEqual([
+      { source: 'FEE_REVENUE', status: 'DONE', payout_status: null },
+      { source: 'PIX_OUT', status: 'DONE', payout_status: 'REFUNDED' },
+      { source: 'SETTLEMENT', status: 'DONE', payout_status: null },
+    ]);
+    const events = await sql<{ type: string }>(`select type from event_outbox where data->>'payoutId' = $1`, [payoutId]);
+    expect(events.map((e) => e.type).sort()).toEqual(['pix.payout.refunded', 'pix.payout.succeeded']);
+    expect(await balances(w)).toEqual({ holder: AFTER_FUNDING.holder - SEND_FEE, settlement: AFTER_FUNDING.settlement, revenue: AFTER_FUNDING.revenue + SEND_FEE });
   });
 });
 

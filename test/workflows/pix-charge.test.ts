@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
-import { chargeExpires, chargePaidEarly } from './scenarios/pix-charge.ts';
+import { chargeExpires, chargePaidEarly, refundSent } from './scenarios/pix-charge.ts';
 import { startHarness, type WorkflowHarness } from './support/harness.ts';
 
 let h: WorkflowHarness;
@@ -22,4 +22,13 @@ test('the `chargePaid` signal ends the run at once: PAID, no expiry', async () =
   expect(run.result).toBe('PAID');
   expect(run.log.calls).toEqual([]);
   expect(run.endedAt).toBeLessThan(Date.parse(run.expiresAt) - 3_500_000);
+});
+
+test("a refund's devolução is sent through the provider, retried until the provider takes it", async () => {
+  const run = await refundSent(h);
+  expect(run.result).toBe('SENT');
+  expect(run.log.list()).toEqual([
+    ['sendPixChargeRefund', run.refundId],
+    ['sendPixChargeRefund', run.refundId],
+  ]);
 });

@@ -25,3 +25,20 @@ export function pixChargeStart(c: { chargeId: string; tenantId: string; accountI
     reusePolicy: 'REJECT_DUPLICATE',
   };
 }
+
+export interface PixChargeRefundInput {
+  refundId: string;
+}
+
+export const pixChargeRefundWorkflowId = (refundId: string) => `pix-charge-refund-${refundId}`;
+
+/** One run per refund, recorded with it: the refund's devolução goes to the payer's institution through the provider. */
+export function pixChargeRefundStart(r: { refundId: string; chargeId: string; tenantId: string; accountId: string }): WorkflowStart {
+  return {
+    workflowType: 'pixChargeRefundWorkflow',
+    workflowId: pixChargeRefundWorkflowId(r.refundId),
+    args: [{ refundId: r.refundId } satisfies PixChargeRefundInput],
+    searchAttributes: { TenantId: r.tenantId, AccountId: r.accountId, ChargeId: r.chargeId },
+    reusePolicy: 'REJECT_DUPLICATE',
+  };
+}

@@ -2,7 +2,7 @@
 import type { ScenarioRun, WorkflowHarness } from '../support/harness.ts';
 import { approvalDecided, approvalExpires, executedPayout, executedTev, refusedPayout } from './approval.ts';
 import { kycResultFirst, kycThroughThePage } from './onboarding.ts';
-import { chargeExpires, chargePaidEarly } from './pix-charge.ts';
+import { chargeExpires, chargePaidEarly, refundSent } from './pix-charge.ts';
 import { payoutFails, payoutOutlastsRuns, payoutRefunded, payoutRejected, payoutSettles } from './pix-payout.ts';
 import { probeAnswers } from './probe.ts';
 import { outcomeUnknown, sandboxDone, sandboxFailed } from './tev.ts';
@@ -18,6 +18,7 @@ export const recordedScenarios: Record<string, (h: WorkflowHarness) => Promise<S
   'onboarding-rejected-first': (h) => kycResultFirst(h, { approved: false, reason: 'Documento ilegível' }),
   'pix-charge-expires': chargeExpires,
   'pix-charge-paid': chargePaidEarly,
+  'pix-charge-refund-sent': refundSent,
   'pix-payout-rejected': payoutRejected,
   'pix-payout-settles': payoutSettles,
   'pix-payout-refunded': payoutRefunded,
