@@ -44,6 +44,38 @@ describe('address guard', () => {
   });
 });
 
+describe('sending outside the sandbox', () => {
+  test('a delivery to a literal private address is refused when it is sent, not only at registration: nothing reaches it', async () => {
+    const receiver = await startReceiver();
+    const config = loadConfig({ ...process.env, SANDBOX: '0', WEBHOOK_CA_FILE: testCertificate().certFile });
+    const port = new URL(receiver.url).port;
+    try {
+      for (const host of ['127.0.0.1', '[::ffff:127.0.0.1]']) {
+        const url = `https://${host}:${port}`;
+        const pool = receiverPool(config, url, 1);
+        try {
+          const result = await send(config, { url: `${url}/literal`, authToken: 'a-token-of-sixteen-chars', pool }, { id: randomUUID(), type: 'tev.out.succeeded', data: {} });
+          expect(result).toMatchObject({ statusCode: null, error: `${new URL(url).hostname} is a forbidden address` });
+        } finally {
+          await pool.close();
+        }
+      }
+      expect(receiver.received).toEqual([]);
+      // The sandbox still delivers to it: its receivers run on the developer's machine.
+      const sandbox = loadConfig({ ...process.env, SANDBOX: '1', WEBHOOK_CA_FILE: testCertificate().certFile });
+      const pool = receiverPool(sandbox, receiver.url, 1);
+      try {
+        expect(await send(sandbox, { url: `${receiver.url}/literal`, authToken: 'a-token-of-sixteen-chars', pool }, { id: randomUUID(), type: 'tev.out.succeeded', data: {} })).toMatchObject({ statusCode: 200, error: null });
+      } finally {
+        await pool.close();
+      }
+      expect(receiver.received).toHaveLength(1);
+    } finally {
+      await receiver.close();
+    }
+  });
+});
+
 describe('registration outside the sandbox', () => {
   let sandbox: Platform;
   let production: Platform;

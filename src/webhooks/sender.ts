@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
 import { Pool } from 'undici';
 import type { Config } from '../config.ts';
-import { guardedLookup } from '../shared/address-guard.ts';
+import { guardedLookup, isForbiddenLiteral } from '../shared/address-guard.ts';
 import { sign } from './signature.ts';
 
 export interface SendResult {
@@ -41,9 +41,12 @@ export function receiverPool(config: Config, url: string, connections: number): 
 export async function send(config: Config, target: { url: string; authToken: string; pool: Pool }, event: { id: string; type: string; data: unknown }): Promise<SendResult> {
   const body = JSON.stringify({ event: event.type, data: event.data });
   const timestamp = Math.floor(Date.now() / 1000);
-  const { pathname, search } = new URL(target.url);
+  const url = new URL(target.url);
   const started = performance.now();
   const result = (statusCode: number | null, error: string | null): SendResult => ({ statusCode, error, durationMs: Math.round(performance.now() - started) });
+  // The connect-time guard checks looked-up names only: a literal address is checked here, at every send, as at registration.
+  if (!config.SANDBOX && isForbiddenLiteral(url)) return result(null, `${url.hostname} is a forbidden address`);
+  const { pathname, search } = url;
   try {
     const res = await target.pool.request({
       path: `${pathname}${search}`,
