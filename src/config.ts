@@ -1,11 +1,11 @@
-import { createPrivateKey } from 'node:crypto';
+import { createPrivateKey, randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 import { signingAlgorithmOf } from './pix/jws.ts';
+import { keptFile } from './shared/kept-file.ts';
 import { z } from './shared/zod.ts';
 
-/** The secret development uses when JWT_SECRET is unset; production refuses it. */
-export const DEVELOPMENT_JWT_SECRET = 'development-only-jwt-secret-change-me-0000';
-/** Keys the HMAC that stores API keys; production must set its own. */
-export const DEVELOPMENT_KEY_PEPPER = 'development-only-key-pepper-change-me-000';
+/** The files, in the data directory, of the secrets a machine generates for itself when the environment does not set them. */
+const GENERATED_SECRET_FILES = { JWT_SECRET: 'jwt-secret', KEY_PEPPER: 'key-pepper' } as const;
 
 /** The embedded PostgreSQL that `npm start` runs when DATABASE_URL is not set. */
 export const EMBEDDED_DATABASE = { port: 5433, user: 'postgres', password: 'postgres', database: 'banking' } as const;
@@ -15,6 +15,7 @@ export const EMBEDDED_DATABASE_URL =
 const port = z.coerce.number().int().min(0).max(65535);
 const flag = z.enum(['0', '1', 'true', 'false']).transform((v) => v === '1' || v === 'true');
 const positiveMs = z.coerce.number().int().positive();
+const secret = z.string().min(32, 'must be at least 32 characters');
 
 function isSigningKey(pem: string): boolean {
   try {
@@ -41,8 +42,13 @@ const schema = z
     TEMPORAL_ADDRESS: z.string().regex(/^[^\s:]+:\d+$/, 'must be host:port').default('127.0.0.1:7233'),
     TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
     TEMPORAL_TASK_QUEUE: z.string().min(1).default('banking'),
-    JWT_SECRET: z.string().min(32, 'must be at least 32 characters').default(DEVELOPMENT_JWT_SECRET),
-    KEY_PEPPER: z.string().min(32, 'must be at least 32 characters').default(DEVELOPMENT_KEY_PEPPER),
+    /**
+     * Sign holder tokens (JWT_SECRET) and key the hashes of credentials (KEY_PEPPER). Unset: generated once into
+     * ./data (32 random bytes, mode 0600) and kept across restarts, shared by the processes of one machine; production
+     * must set both.
+     */
+    JWT_SECRET: secret.optional(),
+    KEY_PEPPER: secret.optional(),
     SANDBOX: flag.default(false),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     JSON_BODY_LIMIT: z.string().regex(/^\d+(b|kb|mb)$/i, 'must look like 100kb').default('100kb'),
@@ -66,8 +72,6 @@ const schema = z
     WEBHOOK_RETRY_INITIAL_MS: positiveMs.default(5_000),
     WEBHOOK_RETRY_MAX_MS: positiveMs.default(3_600_000),
     WEBHOOK_RETRY_WINDOW_MS: positiveMs.default(86_400_000),
-    /** Redelivery calls (`…/deliveries/:eventId/redeliver`) allowed per API key and webhook endpoint per minute. */
-    WEBHOOK_REDELIVER_MAX_PER_MINUTE: z.coerce.number().int().positive().default(60),
     /** Whether this worker relays the event outbox to webhook deliveries (several may; they share the work). */
     OUTBOX_RELAY: flag.default(true),
     /** Extra CA certificate (PEM file) trusted for webhook receivers, besides the system's (tests use a self-signed one). */
@@ -104,15 +108,15 @@ const schema = z
   })
   .superRefine((env, ctx) => {
     if (env.NODE_ENV !== 'production') return;
-    if (env.JWT_SECRET === DEVELOPMENT_JWT_SECRET) {
-      ctx.addIssue({ code: 'custom', path: ['JWT_SECRET'], message: 'production refuses the development secret; set your own' });
-    }
-    if (env.KEY_PEPPER === DEVELOPMENT_KEY_PEPPER) {
-      ctx.addIssue({ code: 'custom', path: ['KEY_PEPPER'], message: 'production refuses the development pepper; set your own' });
+    for (const name of ['JWT_SECRET', 'KEY_PEPPER'] as const) {
+      if (env[name] === undefined) {
+        ctx.addIssue({ code: 'custom', path: [name], message: 'production requires it: the same value, of at least 32 characters, in every process' });
+      }
     }
   });
 
-export type Config = z.infer<typeof schema> & { publicBaseUrl: string; publicApiUrl: string };
+type Secrets = { [name in keyof typeof GENERATED_SECRET_FILES]: string };
+export type Config = Omit<z.infer<typeof schema>, keyof Secrets> & Secrets & { publicBaseUrl: string; publicApiUrl: string };
 
 export class ConfigError extends Error {
   readonly variables: string[];
@@ -124,14 +128,23 @@ export class ConfigError extends Error {
   }
 }
 
-/** Reads the environment; empty strings count as unset so `VAR=` falls back to the default. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+/** A secret of this machine: the one kept in `dataDir`, or a new one that every later load reads. */
+const generatedSecret = (dataDir: string, name: keyof Secrets) =>
+  keptFile(join(dataDir, GENERATED_SECRET_FILES[name]), () => randomBytes(32).toString('base64url')).trim();
+
+/**
+ * Reads the environment; empty strings count as unset so `VAR=` falls back to the default. The secrets the environment
+ * does not set (never in production) are the ones generated and kept in `dataDir`.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, dataDir = 'data'): Config {
   const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
   const parsed = schema.safeParse(present);
   if (!parsed.success) throw new ConfigError(parsed.error.issues);
   const c = parsed.data;
   return {
     ...c,
+    JWT_SECRET: c.JWT_SECRET ?? generatedSecret(dataDir, 'JWT_SECRET'),
+    KEY_PEPPER: c.KEY_PEPPER ?? generatedSecret(dataDir, 'KEY_PEPPER'),
     publicBaseUrl: (c.PUBLIC_BASE_URL ?? `http://${c.HOST}:${c.PORT}`).replace(/\/$/, ''),
     publicApiUrl: (c.PUBLIC_API_URL ?? `http://${c.HOST}:${c.API_PORT}`).replace(/\/$/, ''),
   };

@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import jwt from 'jsonwebtoken';
-import { DEVELOPMENT_JWT_SECRET } from '../src/config.ts';
 import { admin, adminOk } from './support/admin.ts';
 import { closeDb, sql } from './support/db.ts';
 import { login, newCpf, newTenant, onboarded, PASSWORD, register, tenantHeaders, type Onboarded } from './support/fixtures.ts';
 import { http } from './support/http.ts';
-import { startPlatform, type Platform } from './support/platform.ts';
+import { startPlatform, TEST_JWT_SECRET, type Platform } from './support/platform.ts';
 
 let platform: Platform;
 let tenantId: string;
@@ -105,7 +104,7 @@ describe('POST /authenticate', () => {
 
 describe('JWT on holder endpoints', () => {
   const now = () => Math.floor(Date.now() / 1000);
-  const sign = (claims: object, secret = DEVELOPMENT_JWT_SECRET) =>
+  const sign = (claims: object, secret = TEST_JWT_SECRET) =>
     jwt.sign({ sub: alice.holder.id, tid: tenantId, type: 'PERSON', iat: now(), exp: now() + 600, ...claims }, secret, { algorithm: 'HS256' });
 
   test('a valid token reaches its own account', async () => {

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from '@jest/globals';
 import jwt from 'jsonwebtoken';
-import { DEVELOPMENT_JWT_SECRET } from '../src/config.ts';
 import { adminOk } from './support/admin.ts';
 import { closeDb, sql } from './support/db.ts';
 import {
@@ -20,7 +19,7 @@ import {
 } from './support/fixtures.ts';
 import { http, type HttpResult } from './support/http.ts';
 import { expectLedgerConsistent } from './support/ledger.ts';
-import { startPlatform, type Platform } from './support/platform.ts';
+import { startPlatform, TEST_JWT_SECRET, type Platform } from './support/platform.ts';
 import { tenantState } from './support/tenant-state.ts';
 
 // Issue 13: every row of the black-box probe, as the request it sent, the status and body it must now get, and proof
@@ -225,10 +224,10 @@ describe('3. failed logins in one tenant do not lock out another tenant behind t
 describe('4. holder JWTs the platform would never issue are 401', () => {
   const now = () => Math.floor(Date.now() / 1000);
   const sign = (claims: Record<string, unknown>) =>
-    jwt.sign({ sub: alice.holder.id, tid: tenantId, type: 'PERSON', iat: now(), exp: now() + 600, ...claims }, DEVELOPMENT_JWT_SECRET, {
+    jwt.sign({ sub: alice.holder.id, tid: tenantId, type: 'PERSON', iat: now(), exp: now() + 600, ...claims }, TEST_JWT_SECRET, {
       algorithm: 'HS256',
     });
-  const withoutExp = () => jwt.sign({ sub: alice.holder.id, tid: tenantId, type: 'PERSON', iat: now() }, DEVELOPMENT_JWT_SECRET, { algorithm: 'HS256' });
+  const withoutExp = () => jwt.sign({ sub: alice.holder.id, tid: tenantId, type: 'PERSON', iat: now() }, TEST_JWT_SECRET, { algorithm: 'HS256' });
 
   test.each([
     ['no exp', withoutExp],

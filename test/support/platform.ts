@@ -12,6 +12,13 @@ export interface Platform {
   stop(): Promise<void>;
 }
 
+/**
+ * The secrets every test process shares, set explicitly: several platforms (and the operator CLI) meet in one database,
+ * and tests sign tokens of their own. A platform started without them generates its own into ./data.
+ */
+export const TEST_JWT_SECRET = 'test-only-jwt-secret-of-the-test-platform';
+export const TEST_KEY_PEPPER = 'test-only-key-pepper-of-the-test-platform';
+
 /** Environment pointing at the run's PostgreSQL and Temporal, with a task queue of its own. */
 export function testEnv(overrides: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   return {
@@ -23,6 +30,8 @@ export function testEnv(overrides: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
     TEMPORAL_TASK_QUEUE: `test-${randomUUID()}`,
     DATABASE_POOL_MAX: '10',
     SANDBOX: '1',
+    JWT_SECRET: TEST_JWT_SECRET,
+    KEY_PEPPER: TEST_KEY_PEPPER,
     // Test files share one database: only the file that tests webhook delivery relays the outbox, so no other
     // file's worker (another task queue, no test CA) picks up its events.
     OUTBOX_RELAY: '0',
