@@ -1,4 +1,6 @@
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import { runQuickstart } from '../clients/typescript/quickstart.ts';
 import { conformingFetch, publishedDocument } from './support/conformance.ts';
@@ -64,4 +66,21 @@ test('the client quickstart runs against the platform, every answer conforming t
   // The delivery itself matches the integration document's `webhooks`.
   const delivery = receiver.received.find((r) => r.path === path)!;
   expect((await publishedDocument(platform.apiUrl)).deliveryProblems(delivery.headers, JSON.parse(delivery.body))).toEqual([]);
+}, 90_000);
+
+test('`node clients/typescript/quickstart.ts` runs it as the README says: the operator CLI issues the key, its own receiver verifies the delivery', async () => {
+  const { certFile } = testCertificate();
+  const { stdout } = await promisify(execFile)(process.execPath, ['clients/typescript/quickstart.ts'], {
+    // The operator command line reaches the platform's database through DATABASE_URL, as after `npm start`.
+    env: {
+      ...platform.env,
+      TENANT_ID: tenantId,
+      HOLDER_URL: platform.holderUrl,
+      API_URL: platform.apiUrl,
+      WEBHOOK_TLS_KEY: join(dirname(certFile), 'key.pem'),
+      WEBHOOK_TLS_CERT: certFile,
+    },
+  });
+  expect(stdout).toMatch(/^TEV \S+: done, fee \d+ cents$/m);
+  expect(stdout).toMatch(/^webhook \S+ verified: tev\.in\.received of 1050 cents$/m);
 }, 90_000);
