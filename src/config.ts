@@ -1,6 +1,7 @@
 import { createPrivateKey, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { signingAlgorithmOf } from './pix/jws.ts';
+import { certificateChainProblem } from './pix/signing-certificate.ts';
 import { keptFile } from './shared/kept-file.ts';
 import { z } from './shared/zod.ts';
 
@@ -16,6 +17,11 @@ const port = z.coerce.number().int().min(0).max(65535);
 const flag = z.enum(['0', '1', 'true', 'false']).transform((v) => v === '1' || v === 'true');
 const positiveMs = z.coerce.number().int().positive();
 const secret = z.string().min(32, 'must be at least 32 characters');
+
+/** A `host` or `host:port` exactly as a URL writes it (lowercase, no default port), as a location's host is compared. */
+function isHostAndPort(entry: string): boolean {
+  return URL.parse(`https://${entry}`)?.host === entry;
+}
 
 function isSigningKey(pem: string): boolean {
   try {
@@ -72,6 +78,8 @@ const schema = z
     WEBHOOK_RETRY_INITIAL_MS: positiveMs.default(5_000),
     WEBHOOK_RETRY_MAX_MS: positiveMs.default(3_600_000),
     WEBHOOK_RETRY_WINDOW_MS: positiveMs.default(86_400_000),
+    /** Redelivery calls (`…/deliveries/:eventId/redeliver`) allowed per API key and webhook endpoint per minute. */
+    WEBHOOK_REDELIVER_MAX_PER_MINUTE: z.coerce.number().int().positive().default(60),
     /** Whether this worker relays the event outbox to webhook deliveries (several may; they share the work). */
     OUTBOX_RELAY: flag.default(true),
     /** Extra CA certificate (PEM file) trusted for webhook receivers, besides the system's (tests use a self-signed one). */
@@ -91,6 +99,25 @@ const schema = z
       .transform((pem) => pem.replaceAll('\\n', '\n'))
       .refine(isSigningKey, 'must be a PEM private key: RSA of at least 2048 bits, or EC P-256')
       .optional(),
+    /**
+     * The certificate chain (PEM, the signing key's certificate first, then its issuers) published beside the key in
+     * `/pix/jwks.json` (`x5c`) and named by every payload's header (`x5t`, `x5t#S256`). Production: ICP-Brasil.
+     */
+    PIX_SIGNING_CERT: z
+      .string()
+      .transform((pem) => pem.replaceAll('\\n', '\n'))
+      .optional(),
+    /**
+     * Hosts (`host` or `host:port`, comma-separated) whose dynamic BR Code locations are read whatever their address and
+     * port, besides the platform's own. In the sandbox they are the only others read.
+     */
+    PIX_LOCATION_ALLOWED_HOSTS: z
+      .string()
+      .transform((list) => list.split(',').map((host) => host.trim().toLowerCase()).filter((host) => host !== ''))
+      .pipe(z.array(z.string().refine(isHostAndPort, 'each entry must be host or host:port, e.g. psp.example.com or 10.0.0.5:8443 (no scheme, path or :443)')))
+      .default([]),
+    /** `GET /pix/cob/:txid` calls allowed per client address per minute. */
+    PIX_LOCATION_MAX_PER_MINUTE: z.coerce.number().int().positive().default(600),
     /** The sandbox resolves a TEV of ,97 (DONE) or ,98 (FAILED) this long after answering `submitted_unknown`. */
     SANDBOX_TEV_RESOLVE_MS: positiveMs.default(3_000),
     /** How long a payment waits for its approver before the request expires (dual approval). Default 24 h. */
@@ -105,6 +132,16 @@ const schema = z
     TEV_BATCH_LANES: z.coerce.number().int().min(1).max(100).default(4),
     /** Largest single TEV; above it the transfer is rejected (422, AMOUNT_ABOVE_LIMIT). Default R$ 1,000,000.00. */
     TEV_MAX_AMOUNT_CENTS: z.coerce.bigint().positive().default(100_000_000n),
+  })
+  .superRefine((env, ctx) => {
+    if (env.PIX_SIGNING_CERT !== undefined) {
+      const problem = certificateChainProblem(env.PIX_SIGNING_CERT, env.PIX_SIGNING_KEY);
+      if (problem) ctx.addIssue({ code: 'custom', path: ['PIX_SIGNING_CERT'], message: problem });
+    }
+    // Every charge's location is on this host, and some BR Code readers refuse a location with a port.
+    if (env.NODE_ENV === 'production' && (env.PUBLIC_BASE_URL === undefined || URL.parse(env.PUBLIC_BASE_URL)?.port !== '')) {
+      ctx.addIssue({ code: 'custom', path: ['PUBLIC_BASE_URL'], message: "production requires it without a port: it is the host of the charges' BR Code locations, which payers read on https's own port" });
+    }
   })
   .superRefine((env, ctx) => {
     if (env.NODE_ENV !== 'production') return;

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from '@jest/globals';
 import { ConfigError, EMBEDDED_DATABASE_URL, loadConfig } from '../src/config.ts';
+import { signingCertificate } from './support/pix-signing.ts';
 
 /** A data directory that does not exist yet, as on a fresh install. */
 const freshDataDir = () => join(mkdtempSync(join(tmpdir(), 'config-test-')), 'data');
@@ -73,7 +74,7 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ NODE_ENV: 'production' }, dataDir)).toThrow(/JWT_SECRET: production requires it[^]*KEY_PEPPER: production requires it/);
     expect(() => loadConfig({ NODE_ENV: 'production', KEY_PEPPER: 'p'.repeat(40) }, dataDir)).toThrow(/JWT_SECRET/);
     expect(existsSync(dataDir)).toBe(false);
-    const c = loadConfig({ NODE_ENV: 'production', JWT_SECRET: 's'.repeat(40), KEY_PEPPER: 'p'.repeat(40) }, dataDir);
+    const c = loadConfig({ NODE_ENV: 'production', JWT_SECRET: 's'.repeat(40), KEY_PEPPER: 'p'.repeat(40), PUBLIC_BASE_URL: 'https://bank.example.com' }, dataDir);
     expect(c.NODE_ENV).toBe('production');
   });
 
@@ -102,4 +103,62 @@ describe('process start with a bad environment', () => {
     expect(result.stderr).toContain('JWT_SECRET: production requires it');
     expect(result.stderr).toContain('KEY_PEPPER: production requires it');
   });
+
+  test.each(['src/main.ts', 'worker/main.ts'])('%s in production refuses a PUBLIC_BASE_URL with a port', async (script) => {
+    const result = await run(script, { NODE_ENV: 'production', JWT_SECRET: 's'.repeat(40), KEY_PEPPER: 'p'.repeat(40), PUBLIC_BASE_URL: 'https://bank.example.com:8443' });
+    expect(result.code).toBe(78);
+    expect(result.stderr).toContain('PUBLIC_BASE_URL: production requires it without a port');
+  });
 });
+
+/** Issues of one variable, or [] when the environment loads. */
+function issuesOf(variable: string, env: NodeJS.ProcessEnv): string[] {
+  try {
+    loadConfig({ JWT_SECRET: 's'.repeat(40), KEY_PEPPER: 'p'.repeat(40), ...env });
+    return [];
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    return err.message.split('\n').filter((line) => new RegExp(`^${variable}[.:]`).test(line.trim()));
+  }
+}
+
+describe("the charges' locations and their signature", () => {
+  const production = { NODE_ENV: 'production' };
+
+  test('production refuses a PUBLIC_BASE_URL with a port, or none (the default has one); development allows a port', () => {
+    for (const url of ['https://bank.example.com:8443', 'http://bank.example.com:443', undefined]) {
+      expect(issuesOf('PUBLIC_BASE_URL', { ...production, PUBLIC_BASE_URL: url })).toEqual([expect.stringMatching(/production requires it without a port/)]);
+    }
+    // A URL's default port is no port: the location carries none.
+    for (const url of ['https://bank.example.com', 'https://bank.example.com:443', 'https://bank.example.com/api']) expect(issuesOf('PUBLIC_BASE_URL', { ...production, PUBLIC_BASE_URL: url })).toEqual([]);
+    expect(issuesOf('PUBLIC_BASE_URL', { PUBLIC_BASE_URL: 'http://127.0.0.1:3000' })).toEqual([]);
+  });
+
+  test('PIX_LOCATION_ALLOWED_HOSTS takes host or host:port entries, as a URL writes them', () => {
+    expect(loadConfig({ JWT_SECRET: 's'.repeat(40), KEY_PEPPER: 'p'.repeat(40), PIX_LOCATION_ALLOWED_HOSTS: ' PSP.example.com , 10.0.0.5:8443,[::1]:9443' }).PIX_LOCATION_ALLOWED_HOSTS).toEqual([
+      'psp.example.com',
+      '10.0.0.5:8443',
+      '[::1]:9443',
+    ]);
+    expect(loadConfig({ JWT_SECRET: 's'.repeat(40), KEY_PEPPER: 'p'.repeat(40) }).PIX_LOCATION_ALLOWED_HOSTS).toEqual([]);
+    for (const entry of ['https://psp.example.com', 'psp.example.com/cob', 'psp.example.com:443', 'user@psp.example.com', '10.0.0.5:99999']) {
+      expect(issuesOf('PIX_LOCATION_ALLOWED_HOSTS', { PIX_LOCATION_ALLOWED_HOSTS: entry })).toHaveLength(1);
+    }
+  });
+
+  test("PIX_SIGNING_CERT must be the signing key's certificate first, then each issuer", () => {
+    const certificate = signingCertificate();
+    const other = signingCertificate();
+    const withKey = (key: string | undefined, chain: string) => issuesOf('PIX_SIGNING_CERT', { PIX_SIGNING_KEY: key, PIX_SIGNING_CERT: chain });
+    expect(withKey(certificate.key, certificate.chain)).toEqual([]);
+    expect(withKey(certificate.key, certificate.leaf)).toEqual([]);
+    // Line breaks written as \n, as an environment file may hold them.
+    expect(withKey(certificate.key, certificate.chain.replaceAll('\n', '\\n'))).toEqual([]);
+    expect(withKey(other.key, certificate.chain)).toEqual([expect.stringMatching(/its first certificate is not PIX_SIGNING_KEY's/)]);
+    expect(withKey(certificate.key, `${certificate.ca}${certificate.leaf}`)).toEqual([expect.stringMatching(/its first certificate is not PIX_SIGNING_KEY's/)]);
+    expect(withKey(certificate.key, `${certificate.leaf}${other.ca}`)).toEqual([expect.stringMatching(/certificate 2 did not issue certificate 1/)]);
+    expect(withKey(undefined, certificate.chain)).toEqual([expect.stringMatching(/needs PIX_SIGNING_KEY/)]);
+    expect(withKey(certificate.key, 'not a certificate')).toEqual([expect.stringMatching(/must be PEM certificates/)]);
+  });
+});
+

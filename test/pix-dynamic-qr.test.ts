@@ -1,6 +1,6 @@
-import { constants, createPublicKey, generateKeyPairSync, randomUUID, sign, verify, type KeyObject } from 'node:crypto';
+import { constants, createHash, createPublicKey, generateKeyPairSync, randomUUID, sign, verify, X509Certificate, type KeyObject } from 'node:crypto';
 import { createServer, type Server } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import { createServer as createTcpServer, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { Client, Connection } from '@temporalio/client';
 import { buildBrCode, parseBrCode } from '../src/pix/brcode.ts';
@@ -10,17 +10,25 @@ import { closeDb, sql } from './support/db.ts';
 import { apiKey, fund, newTenant, onboarded, pixAccountIdOf, shownToPixPayer, tenantHeaders, waitFor, type Onboarded } from './support/fixtures.ts';
 import { http } from './support/http.ts';
 import { balanceOf, expectLedgerConsistent } from './support/ledger.ts';
+import { signingCertificate } from './support/pix-signing.ts';
 import { startPlatform, type Platform } from './support/platform.ts';
+import { freePort } from './support/ports.ts';
 import { testCertificate } from './support/receiver.ts';
 
 /**
  * Pix by dynamic QR Code, over real HTTP against a real api and worker (PostgreSQL, Temporal): holders scan charges
- * of the platform (their location served by the api, signed with the platform's key) and charges of another
- * institution (an HTTPS server in this process, with keys of its own, trusted through NODE_EXTRA_CA_CERTS).
+ * of the platform (their location served by the api, signed with the platform's key and certificate) and charges of
+ * another institution (an HTTPS server in this process, with keys of its own, trusted through NODE_EXTRA_CA_CERTS and
+ * allowed through PIX_LOCATION_ALLOWED_HOSTS, as the sandbox reads no other host).
  */
 
 const QR_FEE = 50n;
 const PIX_IN_FEE = 30n;
+const LOCATION_MAX_PER_MINUTE = 100;
+const certificate = signingCertificate();
+/** The other institution's port, and a port whose server never completes a TLS handshake: both allowed. */
+let pspPort: number;
+let stallPort: number;
 
 let platform: Platform;
 let connection: Connection;
@@ -35,7 +43,16 @@ let carol: Onboarded;
 const keys = new Map<Onboarded, { pix: string; key: string }>();
 
 beforeAll(async () => {
-  platform = await startPlatform({ SANDBOX_PIX_SETTLE_MS: '400', PIX_POLL_MS: '150', NODE_EXTRA_CA_CERTS: testCertificate().certFile });
+  [pspPort, stallPort] = [await freePort(), await freePort()];
+  platform = await startPlatform({
+    SANDBOX_PIX_SETTLE_MS: '400',
+    PIX_POLL_MS: '150',
+    NODE_EXTRA_CA_CERTS: testCertificate().certFile,
+    PIX_LOCATION_ALLOWED_HOSTS: `127.0.0.1:${pspPort},127.0.0.1:${stallPort}`,
+    PIX_LOCATION_MAX_PER_MINUTE: String(LOCATION_MAX_PER_MINUTE),
+    PIX_SIGNING_KEY: certificate.key,
+    PIX_SIGNING_CERT: certificate.chain,
+  });
   [tenantA, tenantB] = await Promise.all([newTenant(platform), newTenant(platform)]);
   for (const tenant of [tenantA, tenantB]) await adminOk(platform.env, 'fees:set', '--tenant', tenant, '--qr-out-cents', String(QR_FEE), '--pix-in-cents', String(PIX_IN_FEE));
   [alice, bob, dave, carol] = await Promise.all([onboarded(platform, tenantA), onboarded(platform, tenantA), onboarded(platform, tenantB), onboarded(platform, tenantB)]);
@@ -86,7 +103,7 @@ const payoutIn = (payer: Onboarded, payoutId: string, ...statuses: string[]) =>
 const chargePaidEvents = (chargeId: string) => sql(`select tenant_id, account_id, data from event_outbox where type = 'pix.charge.paid' and data->>'chargeId' = $1`, [chargeId]);
 
 describe('the location of a platform charge', () => {
-  test('serves the charge as a JWS signed with the key published at its jku; an unknown txid is 404', async () => {
+  test('serves the charge as a JWS signed with the key and certificate published at its jku; an unknown txid is 404', async () => {
     const charge = await createCharge(bob, 2500);
     expect(parseBrCode(charge.brCode).url).toBe(`127.0.0.1:${new URL(platform.holderUrl).port}/pix/cob/${charge.txid}`);
     const res = await fetch(`${platform.holderUrl}/pix/cob/${charge.txid}`);
@@ -95,7 +112,17 @@ describe('the location of a platform charge', () => {
     const [h, p, s] = (await res.text()).split('.');
     const header = JSON.parse(Buffer.from(h!, 'base64url').toString());
     const payload = JSON.parse(Buffer.from(p!, 'base64url').toString());
-    expect(header).toEqual({ alg: 'ES256', kid: expect.any(String), jku: `https://127.0.0.1:${new URL(platform.holderUrl).port}/pix/jwks.json` });
+    // As the API Pix's example of a payload has it: `typ` JWS, and the signing certificate named by its thumbprints.
+    const leaf = new X509Certificate(certificate.leaf);
+    const thumbprint = (algorithm: string) => createHash(algorithm).update(leaf.raw).digest('base64url');
+    expect(header).toEqual({
+      alg: 'ES256',
+      typ: 'JWS',
+      kid: expect.any(String),
+      jku: `https://127.0.0.1:${new URL(platform.holderUrl).port}/pix/jwks.json`,
+      x5t: thumbprint('sha1'),
+      'x5t#S256': thumbprint('sha256'),
+    });
     expect(payload).toEqual({
       txid: charge.txid,
       revisao: 0,
@@ -107,9 +134,14 @@ describe('the location of a platform charge', () => {
     // Verified here with node:crypto alone, as any payer's institution would: the key set's key of that kid.
     const jwks = (await (await fetch(`${platform.holderUrl}/pix/jwks.json`)).json()) as { keys: any[] };
     const jwk = jwks.keys.find((k: any) => k.kid === header.kid);
-    expect(jwk).toMatchObject({ kty: 'EC', crv: 'P-256', alg: 'ES256', use: 'sig' });
+    expect(jwk).toMatchObject({ kty: 'EC', crv: 'P-256', alg: 'ES256', use: 'sig', x5t: header.x5t, 'x5t#S256': header['x5t#S256'] });
     expect(jwk.d).toBeUndefined();
     expect(verify('sha256', Buffer.from(`${h}.${p}`), { key: createPublicKey({ key: jwk, format: 'jwk' }), dsaEncoding: 'ieee-p1363' }, Buffer.from(s!, 'base64url'))).toBe(true);
+    // The chain (x5c) is PIX_SIGNING_CERT's, leaf first; a payer checks the signature against the leaf and the leaf against its issuer.
+    const chain = (jwk.x5c as string[]).map((der) => new X509Certificate(Buffer.from(der, 'base64')));
+    expect(chain.map((c) => c.fingerprint256)).toEqual([leaf.fingerprint256, new X509Certificate(certificate.ca).fingerprint256]);
+    expect(chain[0]!.verify(chain[1]!.publicKey)).toBe(true);
+    expect(verify('sha256', Buffer.from(`${h}.${p}`), { key: chain[0]!.publicKey, dsaEncoding: 'ieee-p1363' }, Buffer.from(s!, 'base64url'))).toBe(true);
 
     const unknown = await http('GET', `${platform.holderUrl}/pix/cob/${'A'.repeat(32)}`);
     expect(unknown.status).toBe(404);
@@ -256,15 +288,15 @@ interface ForeignPsp {
   close(): Promise<void>;
 }
 
-async function startForeignPsp(keySet: object): Promise<ForeignPsp> {
+async function startForeignPsp(keySet: object, port: number): Promise<ForeignPsp> {
   const { key, cert } = testCertificate();
   const answers = new Map<string, { status?: number; type?: string; body: string }>([['/jwks.json', { type: 'application/json', body: JSON.stringify(keySet) }]]);
   const server: Server = createServer({ key, cert }, (req, res) => {
     const answer = answers.get(req.url ?? '') ?? { status: 404, body: '{}' };
     res.writeHead(answer.status ?? 200, { 'content-type': answer.type ?? 'application/jose' }).end(answer.body);
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const host = `127.0.0.1:${(server.address() as AddressInfo).port}`;
+  await new Promise<void>((r) => server.listen(port, '127.0.0.1', r));
+  const host = `127.0.0.1:${port}`;
   return {
     host,
     serve(path, answer) {
@@ -292,7 +324,7 @@ describe('paying another institution\'s charge', () => {
         { ...signing.publicKey.export({ format: 'jwk' }), kid: 'psp-ec', alg: 'ES256', use: 'sig' },
         { ...rsa.publicKey.export({ format: 'jwk' }), kid: 'psp-rsa', alg: 'PS256', use: 'sig' },
       ],
-    });
+    }, pspPort);
   });
   afterAll(() => psp?.close());
 
@@ -332,6 +364,8 @@ describe('paying another institution\'s charge', () => {
     ['signed by another key under a published kid', () => es256(stranger.privateKey, header(), cob()), 422, 'QR_SIGNATURE_INVALID'],
     ["naming a key set on another host (the platform's)", () => es256(stranger.privateKey, header({ jku: `https://127.0.0.1:${new URL(platform.holderUrl).port}/pix/jwks.json` }), cob()), 422, 'QR_SIGNATURE_INVALID'],
     ['with an algorithm outside the Pix rules', () => es256(signing.privateKey, header({ alg: 'HS256' }), cob()), 422, 'QR_SIGNATURE_INVALID'],
+    ['unsigned (alg none, an empty signature)', () => `${b64(header({ alg: 'none' }))}.${b64(cob())}.`, 422, 'QR_SIGNATURE_INVALID'],
+    ['whose amount the payer may change (modalidadeAlteracao 1)', () => es256(signing.privateKey, header(), cob({ valor: { original: '12.50', modalidadeAlteracao: 1 } })), 422, 'QR_AMOUNT_CHANGE_NOT_SUPPORTED'],
     ['expired, though validly signed', () => es256(signing.privateKey, header(), cob({ calendario: { criacao: new Date(Date.now() - 7200_000).toISOString(), expiracao: 3600 } })), 409, 'CHARGE_EXPIRED'],
     ['removed by its receiver', () => es256(signing.privateKey, header(), cob({ status: 'REMOVIDA_PELO_USUARIO_RECEBEDOR' })), 409, 'CHARGE_REMOVED'],
     ['without a key', () => es256(signing.privateKey, header(), cob({ chave: undefined })), 422, 'QR_PAYLOAD_INVALID'],
@@ -361,12 +395,127 @@ describe('paying another institution\'s charge', () => {
     expect(res.body.code).toBe('QR_CHARGE_NOT_FOUND');
   });
 
-  test('outside the sandbox the provider fetches through the address guard: a location on a private address or name is refused', async () => {
+  test('a fixed amount (modalidadeAlteracao 0, as a number or a digit string) is paid as before', async () => {
+    for (const modalidadeAlteracao of [0, '0']) {
+      const res = await scan(alice, codeAt(`/cob/${randomUUID()}`, es256(signing.privateKey, header(), cob({ valor: { original: '12.50', modalidadeAlteracao } }))));
+      expect(res.status).toBe(201);
+    }
+  });
+
+  test('outside the sandbox the provider reads other hosts through the address guard, on port 443 only; no connection is attempted otherwise', async () => {
     const guarded = sandboxPsp(() => {
       throw new Error('no database needed to fetch');
-    }, { settleMs: 1, publicBaseUrl: 'https://bank.example.com', taskQueue: 'unused', guardAddresses: true });
-    for (const host of [psp.host, psp.host.replace('127.0.0.1', 'localhost')]) {
-      expect(await guarded.fetchDocument(new URL(`https://${host}/jwks.json`))).toEqual({ ok: false, error: expect.stringMatching(/private address/) });
+    }, { settleMs: 1, publicBaseUrl: 'https://bank.example.com', taskQueue: 'unused', allowedHosts: [], readPublicHosts: true });
+    const read = (url: string) => guarded.fetchDocument(new URL(url));
+    expect(await read('https://127.0.0.1/jwks.json')).toEqual({ ok: false, error: '127.0.0.1 is a private or reserved address' });
+    expect(await read('https://[::ffff:7f00:1]/jwks.json')).toEqual({ ok: false, error: '[::ffff:7f00:1] is a private or reserved address' });
+    expect(await read('https://localhost/jwks.json')).toEqual({ ok: false, error: 'localhost could not be reached: it resolves to a private or reserved address' });
+    expect(await read(`https://${psp.host}/jwks.json`)).toEqual({ ok: false, error: `${psp.host} is not read: charges are read on the https port (443) only` });
+    expect(await read('https://93.184.216.34:5432/')).toEqual({ ok: false, error: '93.184.216.34:5432 is not read: charges are read on the https port (443) only' });
+  });
+});
+
+describe("the locations the platform reads, and how long it waits", () => {
+  const codeFor = (url: string) => buildBrCode({ url, merchantName: 'Loja', merchantCity: 'Natal' });
+  const holderPort = () => new URL(platform.holderUrl).port;
+
+  test.each([
+    ['a query', (location: string) => `${location}?x=1`],
+    ['a trailing slash', (location: string) => `${location}/`],
+    ['a fragment', (location: string) => `${location}#x`],
+    ['a doubled slash', (location: string) => location.replace('/pix/', '//pix/')],
+    ['a dot segment', (location: string) => location.replace('/pix/cob/', '/pix/x/../cob/')],
+    ['the host in another IPv4 spelling', (location: string) => location.replace('127.0.0.1', '127.1')],
+    ['the port with a leading zero', (location: string) => location.replace(`:${holderPort()}/`, `:0${holderPort()}/`)],
+  ])("an altered location of the platform's own charge (%s) is 422 QR_LOCATION_INVALID: nothing moves, the charge stays unpaid", async (_case, alter) => {
+    const charge = await createCharge(bob, 777);
+    const location = parseBrCode(charge.brCode).url!;
+    const before = await balanceOf(alice.account.id);
+    const res = await scan(alice, codeFor(alter(location)), { amount: 7.77 });
+    expect(res.status).toBe(422);
+    expect(res.body).toMatchObject({ code: 'QR_LOCATION_INVALID', message: expect.stringContaining(`${location.replace(charge.txid, '<txid>')}`) });
+    expect(await balanceOf(alice.account.id)).toBe(before);
+    expect((await readCharge(bob, charge.chargeId)).body.status).toBe('ACTIVE');
+    // The exact location still pays the charge, to its receiver.
+    expect((await scan(alice, charge.brCode)).status).toBe(201);
+    await waitFor(async () => ((await readCharge(bob, charge.chargeId)).body.status === 'PAID' ? true : undefined), 30_000, 'the charge to be paid');
+  });
+
+  test('in the sandbox, a location on any other host or port is refused before connecting, with one message whatever is there', async () => {
+    const connections: Socket[] = [];
+    const listening = createTcpServer((socket) => connections.push(socket.destroy()));
+    const openPort = await freePort();
+    await new Promise<void>((r) => listening.listen(openPort, '127.0.0.1', r));
+    const databasePort = new URL(process.env.TEST_DATABASE_URL!).port;
+    const before = await balanceOf(alice.account.id);
+    try {
+      for (const host of [`127.0.0.1:${openPort}`, `127.0.0.1:${databasePort}`, '127.0.0.1:1', `localhost:${holderPort()}`, '10.0.0.1', 'psp.example.com']) {
+        const res = await scan(alice, codeFor(`${host}/cob/7d9f0335dcc44b54bf90dbd61d36906`), { amount: 1 });
+        expect(res.status).toBe(422);
+        expect(res.body).toEqual({
+          code: 'QR_LOCATION_UNAVAILABLE',
+          message: `The charge's location could not be read: ${host} is not read by this sandbox: only this platform's own charges and the hosts its operator allows are`,
+        });
+      }
+      expect(connections).toHaveLength(0);
+      expect(await balanceOf(alice.account.id)).toBe(before);
+    } finally {
+      await new Promise((r) => listening.close(r));
     }
+  });
+
+  describe('an allowed host whose TLS never succeeds', () => {
+    let behaviour: 'silent' | 'plain http' = 'silent';
+    const sockets = new Set<Socket>();
+    const stall = createTcpServer((socket) => {
+      sockets.add(socket);
+      // Silent: accepts, reads the TLS ClientHello and never answers it. Plain HTTP: answers it with no TLS at all.
+      if (behaviour === 'plain http') socket.end('HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok');
+    });
+    beforeAll(() => new Promise<void>((r) => stall.listen(stallPort, '127.0.0.1', r)));
+    afterAll(() => {
+      for (const socket of sockets) socket.destroy();
+      return new Promise((r) => stall.close(r));
+    });
+
+    test('a handshake that never completes answers 422 QR_LOCATION_UNAVAILABLE within the documented 5 s, not 10', async () => {
+      behaviour = 'silent';
+      const started = Date.now();
+      const res = await scan(alice, codeFor(`127.0.0.1:${stallPort}/cob/stalled`), { amount: 1 });
+      const elapsed = Date.now() - started;
+      expect(res.status).toBe(422);
+      expect(res.body).toEqual({ code: 'QR_LOCATION_UNAVAILABLE', message: `The charge's location could not be read: 127.0.0.1:${stallPort} gave no answer within 5 s` });
+      expect(elapsed).toBeGreaterThanOrEqual(4900);
+      expect(elapsed).toBeLessThan(7000);
+    });
+
+    test("a server that does not speak TLS is told in the platform's words, without OpenSSL's", async () => {
+      behaviour = 'plain http';
+      const res = await scan(alice, codeFor(`127.0.0.1:${stallPort}/cob/plain`), { amount: 1 });
+      expect(res.status).toBe(422);
+      expect(res.body).toEqual({
+        code: 'QR_LOCATION_UNAVAILABLE',
+        message: `The charge's location could not be read: 127.0.0.1:${stallPort} could not be reached: the secure connection (TLS) failed: a certificate not trusted, or not TLS`,
+      });
+    });
+  });
+
+  test(`GET /pix/cob/:txid allows ${LOCATION_MAX_PER_MINUTE} calls a minute per client address, then 429 RATE_LIMITED; other addresses are not affected`, async () => {
+    const charge = await createCharge(carol, 100);
+    const from = (address: string, txid: string) => http('GET', `${platform.holderUrl}/pix/cob/${txid}`, { headers: { 'x-forwarded-for': address } });
+    const unknown = 'Z'.repeat(32);
+    const prober = `203.0.113.${1 + Math.floor(Math.random() * 250)}`;
+    // Within the limit, known and unknown txids answer as usual.
+    const allowed = await Promise.all(Array.from({ length: LOCATION_MAX_PER_MINUTE }, (_, i) => from(prober, i % 2 === 0 ? unknown : charge.txid)));
+    expect(new Set(allowed.map((r) => r.status))).toEqual(new Set([200, 404]));
+    // Past it, 429; a minute's window may have turned meanwhile, so at most one more window's worth is sent.
+    let limited = null;
+    for (let i = 0; i <= LOCATION_MAX_PER_MINUTE && !limited; i++) {
+      const res = await from(prober, i % 2 === 0 ? unknown : charge.txid);
+      if (res.status === 429) limited = res;
+      else expect([200, 404]).toContain(res.status);
+    }
+    expect(limited?.body).toMatchObject({ code: 'RATE_LIMITED', message: expect.any(String) });
+    expect((await from('203.0.113.254', charge.txid)).status).toBe(200);
   });
 });

@@ -25,7 +25,11 @@ export const CobPayload = z.looseObject({
     expiracao: count.default(86_400),
   }),
   status: z.enum(COB_STATUSES),
-  valor: z.looseObject({ original: z.string().regex(/^\d{1,10}\.\d{2}$/, 'valor.original must look like 10.50') }),
+  valor: z.looseObject({
+    original: z.string().regex(/^\d{1,10}\.\d{2}$/, 'valor.original must look like 10.50'),
+    /** 1: the payer may change the amount (API Pix `CobValor`); 0, the default: the amount is fixed. */
+    modalidadeAlteracao: count.pipe(z.union([z.literal(0), z.literal(1)])).optional(),
+  }),
   chave: z.string().min(1).max(77),
 });
 export type CobPayload = z.output<typeof CobPayload>;
@@ -44,7 +48,7 @@ export function receiverKeyOf(pepper: string, accountId: string): string {
 }
 
 /** A charge of the platform as its location presents it at `now`: ATIVA (expired or not; `calendario` says) or CONCLUIDA. */
-export function cobPayloadOf(charge: PixCharge, receiverKey: string, now: Date) {
+export function cobPayloadOf(charge: Pick<PixCharge, 'txid' | 'createdAt' | 'expiresAt' | 'status' | 'amountCents'>, receiverKey: string, now: Date) {
   return {
     txid: charge.txid,
     revisao: 0,

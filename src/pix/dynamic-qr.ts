@@ -8,7 +8,7 @@ import { CobPayload } from './cob-payload.ts';
 import { decodeJws, JWS_ALGORITHMS, verifyJws, type DecodedJws, type JwsAlgorithm } from './jws.ts';
 import { identifyPixKey, type PixKeyType } from './keys.ts';
 import type { PixDocument, PixProvider } from './provider.ts';
-import { txidOfOwnLocation } from './public-urls.ts';
+import { chargeLocation, namesPlatformHost, txidOfOwnLocation } from './public-urls.ts';
 
 /**
  * The payer's side of a dynamic BR Code: fetch the charge's payload from its location through the provider, check that
@@ -32,6 +32,10 @@ const notFound = (status: number) =>
 const invalidPayload = (why: string) => new AppError(422, 'QR_PAYLOAD_INVALID', `The charge's payload is not a valid Pix charge: ${why}`);
 const invalidSignature = (why: string) => new AppError(422, 'QR_SIGNATURE_INVALID', `The charge's payload is not signed by the receiver's institution: ${why}`);
 const removed = () => new AppError(409, 'CHARGE_REMOVED', 'The receiver removed this charge');
+const notIssuedHere = (canonical: string) =>
+  new AppError(422, 'QR_LOCATION_INVALID', `The location names this platform but is not a charge location it issued: those read exactly ${canonical}, without a query or a trailing slash`);
+const amountChangeNotSupported = () =>
+  new AppError(422, 'QR_AMOUNT_CHANGE_NOT_SUPPORTED', 'This charge lets the payer change its amount (valor.modalidadeAlteracao 1), which this platform does not pay');
 
 const KeySet = z.object({ keys: z.array(z.looseObject({ kid: z.string().optional(), alg: z.string().optional(), use: z.string().optional(), kty: z.string() })) });
 
@@ -82,6 +86,9 @@ export async function readScannedCharge(provider: PixProvider, code: BrCode & { 
   } catch {
     throw unavailable('its URL is not valid');
   }
+  // Any other spelling of one of its own locations would be read as another institution's charge and paid to its key.
+  const ownTxid = txidOfOwnLocation(publicBaseUrl, code.url);
+  if (ownTxid === null && namesPlatformHost(publicBaseUrl, code.url)) throw notIssuedHere(chargeLocation(publicBaseUrl, '<txid>'));
   const text = fetched(await provider.fetchDocument(location), notFound, unavailable);
   const jws = decodeJws(text);
   if (!jws) throw invalidPayload('the location did not answer a JWS');
@@ -91,12 +98,12 @@ export async function readScannedCharge(provider: PixProvider, code: BrCode & { 
   const parsed = CobPayload.safeParse(jws.payload);
   if (!parsed.success) throw invalidPayload(parsed.error.issues.map((i) => `${i.path.join('.') || 'payload'}: ${i.message}`).join('; '));
   const payload = parsed.data;
-  const ownTxid = txidOfOwnLocation(publicBaseUrl, code.url);
   if (ownTxid !== null && ownTxid !== payload.txid) throw invalidPayload('its txid is not the charge of this location');
   const key = identifyPixKey(payload.chave);
   if (!key) throw invalidPayload('chave is not a Pix key');
   const amountCents = reaisToCents(payload.valor.original)!;
   if (amountCents <= 0n) throw invalidPayload('a charge whose amount the payer chooses (valor.original 0.00) is not supported');
+  if (payload.valor.modalidadeAlteracao === 1) throw amountChangeNotSupported();
 
   if (payload.status === 'CONCLUIDA') throw chargeAlreadyPaid();
   if (payload.status !== 'ATIVA') throw removed();

@@ -1,8 +1,10 @@
-import { createHash, createPublicKey, constants, sign, verify, type JsonWebKey, type KeyObject } from 'node:crypto';
+import { createHash, createPublicKey, constants, sign, verify, type JsonWebKey, type KeyObject, type X509Certificate } from 'node:crypto';
 
 /**
  * JSON Web Signatures (RFC 7515, compact serialization) as the Pix network uses them for dynamic BR Code payloads:
- * the header names the algorithm, the key (`kid`) and the URL of the key set that holds it (`jku`).
+ * the header names the algorithm, its type (`typ` "JWS", as the API Pix's example of a payload has it), the key
+ * (`kid`) and the URL of the key set that holds it (`jku`), and, when the key has a certificate, the certificate's
+ * thumbprints (`x5t`, `x5t#S256`), whose chain the key set publishes (`x5c`).
  */
 
 /** What a payload may be signed with: RSA-PSS, RSA PKCS#1 v1.5 and ECDSA P-256, each with SHA-256. */
@@ -31,25 +33,49 @@ export function jwkThumbprint(jwk: JsonWebKey): string {
   return base64url(createHash('sha256').update(JSON.stringify(members)).digest());
 }
 
+/** The certificate members of a JWK and a JWS header (RFC 7517 §4.6–4.9, RFC 7515 §4.1.6–4.1.8). */
+export interface CertificateMembers {
+  /** The chain, leaf first, each certificate's DER in standard base64 (not base64url). */
+  x5c: string[];
+  /** SHA-1 and SHA-256 thumbprints of the leaf's DER, base64url. */
+  x5t: string;
+  'x5t#S256': string;
+}
+
+export function certificateMembers(chain: readonly X509Certificate[]): CertificateMembers {
+  const leaf = chain[0]!.raw;
+  return {
+    x5c: chain.map((c) => c.raw.toString('base64')),
+    x5t: base64url(createHash('sha1').update(leaf).digest()),
+    'x5t#S256': base64url(createHash('sha256').update(leaf).digest()),
+  };
+}
+
 export interface JwsSigner {
   alg: JwsAlgorithm;
   kid: string;
-  /** The public half, as the key set publishes it. */
-  publicJwk: JsonWebKey & { kid: string; alg: JwsAlgorithm; use: 'sig' };
+  /** The public half, as the key set publishes it, with its certificate chain when it has one. */
+  publicJwk: JsonWebKey & { kid: string; alg: JwsAlgorithm; use: 'sig' } & Partial<CertificateMembers>;
 }
 
-/** A signer for one private key: `sign` makes a compact JWS of a JSON payload with `alg`, `kid`, `jku` in its header. */
-export function jwsSigner(privateKey: KeyObject): JwsSigner & { sign(payload: unknown, jku: string): string } {
+/**
+ * A signer for one private key and, optionally, its certificate chain (leaf first; the caller checked that the leaf
+ * certifies this key): `sign` makes a compact JWS of a JSON payload.
+ */
+export function jwsSigner(privateKey: KeyObject, chain: readonly X509Certificate[] = []): JwsSigner & { sign(payload: unknown, jku: string): string } {
   const alg = signingAlgorithmOf(privateKey);
   if (!alg) throw new Error('the signing key must be RSA (2048 bits or more) or EC P-256');
   const jwk = createPublicKey(privateKey).export({ format: 'jwk' });
   const kid = jwkThumbprint(jwk);
+  const certificate = chain.length > 0 ? certificateMembers(chain) : null;
+  const thumbprints = certificate ? { x5t: certificate.x5t, 'x5t#S256': certificate['x5t#S256'] } : {};
   return {
     alg,
     kid,
-    publicJwk: { ...jwk, kid, alg, use: 'sig' },
+    publicJwk: { ...jwk, kid, alg, use: 'sig', ...certificate },
     sign(payload, jku) {
-      const input = `${base64url(JSON.stringify({ alg, kid, jku }))}.${base64url(JSON.stringify(payload))}`;
+      const header = { alg, typ: 'JWS', kid, jku, ...thumbprints };
+      const input = `${base64url(JSON.stringify(header))}.${base64url(JSON.stringify(payload))}`;
       return `${input}.${base64url(sign('sha256', Buffer.from(input), signatureOptions(alg, privateKey)))}`;
     },
   };
@@ -63,6 +89,8 @@ export interface DecodedJws {
 }
 
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
+/** An unsecured JWS (`alg` "none") has an empty signature: it decodes, and the algorithm check refuses it. */
+const SIGNATURE = /^[A-Za-z0-9_-]*$/;
 
 function json(part: string): unknown {
   try {
@@ -75,8 +103,9 @@ function json(part: string): unknown {
 /** Splits a compact JWS; null when the text is not one (three base64url parts, a JSON object header, a JSON payload). */
 export function decodeJws(text: string): DecodedJws | null {
   const parts = text.trim().split('.');
-  if (parts.length !== 3 || !parts.every((p) => BASE64URL.test(p))) return null;
+  if (parts.length !== 3) return null;
   const [h, p, s] = parts as [string, string, string];
+  if (!BASE64URL.test(h) || !BASE64URL.test(p) || !SIGNATURE.test(s)) return null;
   const header = json(h);
   const payload = json(p);
   if (typeof header !== 'object' || header === null || Array.isArray(header) || payload === undefined) return null;

@@ -1,10 +1,11 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import type { Router } from 'express';
-import { documentOperation } from '../http/operation-doc.ts';
+import { documentOperation, mergeErrors } from '../http/operation-doc.ts';
 import { HTTP_LAYER_ERRORS } from '../http/route.ts';
 import type { Services } from '../services.ts';
+import { hit } from '../shared/rate-limit.ts';
 import { z } from '../shared/zod.ts';
-import { findChargeByTxid } from './charge-store.ts';
+import { findChargeByTxid, type PixCharge } from './charge-store.ts';
 import { cobPayloadOf, receiverKeyOf } from './cob-payload.ts';
 import { keySetUrl } from './public-urls.ts';
 import { platformSigner } from './signing-key.ts';
@@ -21,15 +22,26 @@ const COB_PAYLOAD_NOT_FOUND = {
   message: 'Charge not found',
 } as const;
 
+/** What an unknown txid is answered after: a charge of the same shape, whose signed payload is dropped. */
+const decoyCharge = (txid: string, now: Date): Pick<PixCharge, 'txid' | 'createdAt' | 'expiresAt' | 'status' | 'amountCents'> => ({
+  txid,
+  createdAt: now.toISOString(),
+  expiresAt: new Date(now.getTime() + 3_600_000).toISOString(),
+  status: 'ACTIVE',
+  amountCents: 0n,
+});
+
 /**
  * What payers' institutions read when a holder scans a charge's dynamic BR Code: the location `/pix/cob/<txid>` serves
  * the charge's payload as a JWS (`application/jose`), signed with the platform's key, whose public half is at
  * `/pix/jwks.json` (the `jku` of every payload). Both are public, as the Pix rules require: a location is a capability
- * URL (its 32-character txid is not guessable).
+ * URL (its 32-character txid is not guessable). Locations are limited per client address, and a known txid costs
+ * the same work as an unknown one (both build and sign a payload), so neither guessing nor timing finds charges.
  */
 export function registerPixLocationRoutes(router: Router, registry: OpenAPIRegistry, { config, orm }: Services): void {
   const signer = platformSigner(config);
   const jku = keySetUrl(config.publicBaseUrl);
+  const limit = { name: 'pix-location', limit: config.PIX_LOCATION_MAX_PER_MINUTE, windowSeconds: 60 };
   documentLocationRoutes(registry);
 
   router.get('/pix/jwks.json', (_req, res) => {
@@ -38,8 +50,14 @@ export function registerPixLocationRoutes(router: Router, registry: OpenAPIRegis
 
   router.get('/pix/cob/:txid', async (req, res, next) => {
     try {
+      const em = orm.em.fork();
+      await hit(em, limit, req.ip ?? 'unknown');
       const txid = req.params.txid;
-      const charge = TXID.test(txid) ? await findChargeByTxid(orm.em.fork(), txid) : null;
+      const charge = TXID.test(txid) ? await findChargeByTxid(em, txid) : null;
+      // Known or not, a payload is built and signed: a known txid must not answer measurably slower than an unknown one.
+      const now = new Date();
+      const payload = cobPayloadOf(charge ?? decoyCharge(txid, now), receiverKeyOf(config.KEY_PEPPER, charge?.accountId ?? txid), now);
+      const jws = signer.sign(payload, jku);
       if (!charge) {
         res
           .status(404)
@@ -49,8 +67,7 @@ export function registerPixLocationRoutes(router: Router, registry: OpenAPIRegis
       }
       // Paid and expired charges are still served, as the API Pix allows: their status and calendar tell the payer why
       // the charge cannot be paid, which a bare 404 would not.
-      const payload = cobPayloadOf(charge, receiverKeyOf(config.KEY_PEPPER, charge.accountId), new Date());
-      res.set('cache-control', 'no-store').type('application/jose').send(signer.sign(payload, jku));
+      res.set('cache-control', 'no-store').type('application/jose').send(jws);
     } catch (err) {
       next(err);
     }
@@ -71,6 +88,9 @@ const JwkSet = z
           y: z.string().optional(),
           n: z.string().optional(),
           e: z.string().optional(),
+          x5c: z.array(z.string()).optional().openapi({ description: "PIX_SIGNING_CERT's chain, the key's certificate first (DER, standard base64)" }),
+          x5t: z.string().optional().openapi({ description: "SHA-1 thumbprint of the key's certificate (base64url)" }),
+          'x5t#S256': z.string().optional().openapi({ description: "SHA-256 thumbprint of the key's certificate (base64url)" }),
         })
         .openapi('PixSigningKey'),
     ),
@@ -88,7 +108,7 @@ const CobPayloadNotFound = z
   })
   .openapi('PixCobPayloadNotFound');
 
-const EXAMPLE_JWS = 'eyJhbGciOiJFUzI1NiIsImtpZCI6Ii4uLiIsImprdSI6Imh0dHBzOi8vYmFuay5leGFtcGxlL3BpeC9qd2tzLmpzb24ifQ.eyJ0eGlkIjoiLi4uIn0.c2lnbmF0dXJl';
+const EXAMPLE_JWS = 'eyJhbGciOiJFUzI1NiIsInR5cCI6IkpXUyIsImtpZCI6Ii4uLiIsImprdSI6Imh0dHBzOi8vYmFuay5leGFtcGxlL3BpeC9qd2tzLmpzb24ifQ.eyJ0eGlkIjoiLi4uIn0.c2lnbmF0dXJl';
 
 /** Both locations are public and answer outside JSON's conventions where the Pix rules say so. */
 function documentLocationRoutes(registry: OpenAPIRegistry): void {
@@ -99,8 +119,9 @@ function documentLocationRoutes(registry: OpenAPIRegistry): void {
     tags: ['Pix charges'],
     summary: "A charge's dynamic BR Code location: its payload (API Pix `cob`) as a JWS signed with the platform's key",
     description:
-      "What a payer's institution fetches when a holder scans a charge. The JWS header carries `alg`, `kid` and `jku` " +
-      '(this host\'s /pix/jwks.json). Paid, refunded and expired charges are served too: their `status` and `calendario` say why they cannot be paid.',
+      "What a payer's institution fetches when a holder scans a charge. The JWS header carries `alg`, `typ` (`JWS`), `kid` and `jku` " +
+      "(this host's /pix/jwks.json), and with a signing certificate its thumbprints `x5t` and `x5t#S256`. Paid, refunded and expired charges " +
+      'are served too: their `status` and `calendario` say why they cannot be paid. Limited per client address (429 RATE_LIMITED).',
     params: z.object({ txid: z.string().openapi({ description: 'The charge txid (26 to 35 letters and digits)', example: 'k8Jd0s2LqX9vT4mB7nC1pR5wY3' }) }),
     security: [[]],
     responses: {
@@ -112,7 +133,7 @@ function documentLocationRoutes(registry: OpenAPIRegistry): void {
         example: COB_PAYLOAD_NOT_FOUND,
       },
     },
-    errors: HTTP_LAYER_ERRORS,
+    errors: mergeErrors(HTTP_LAYER_ERRORS, { 429: ['RATE_LIMITED'] }),
   });
   documentOperation(registry, {
     method: 'get',

@@ -98,8 +98,8 @@ export function registerPixPaymentRoutes(router: Router, registry: OpenAPIRegist
     description:
       'The code is parsed and its CRC16 checked; a bad code is 400 naming the problem. A dynamic code (location URL) pays the charge served ' +
       "there: its payload is fetched, its signature checked against the receiver's key set (jku, on the location's host), and its status, " +
-      'expiry and amount checked before anything moves (422 QR_LOCATION_UNAVAILABLE, QR_CHARGE_NOT_FOUND, QR_PAYLOAD_INVALID, ' +
-      'QR_SIGNATURE_INVALID, CHARGE_AMOUNT_MISMATCH; 409 CHARGE_ALREADY_PAID, CHARGE_EXPIRED, CHARGE_REMOVED).',
+      'expiry and amount checked before anything moves (422 QR_LOCATION_UNAVAILABLE, QR_LOCATION_INVALID, QR_CHARGE_NOT_FOUND, QR_PAYLOAD_INVALID, ' +
+      'QR_SIGNATURE_INVALID, QR_AMOUNT_CHANGE_NOT_SUPPORTED, CHARGE_AMOUNT_MISMATCH; 409 CHARGE_ALREADY_PAID, CHARGE_EXPIRED, CHARGE_REMOVED).',
     headers: paymentHeaders,
     auth,
     body: z
@@ -114,7 +114,16 @@ export function registerPixPaymentRoutes(router: Router, registry: OpenAPIRegist
     errors: {
       ...errors,
       409: [...errors[409]!, 'CHARGE_ALREADY_PAID', 'CHARGE_EXPIRED', 'CHARGE_REMOVED'],
-      422: [...errors[422]!, 'QR_LOCATION_UNAVAILABLE', 'QR_CHARGE_NOT_FOUND', 'QR_PAYLOAD_INVALID', 'QR_SIGNATURE_INVALID', 'CHARGE_AMOUNT_MISMATCH'],
+      422: [
+        ...errors[422]!,
+        'QR_LOCATION_UNAVAILABLE',
+        'QR_LOCATION_INVALID',
+        'QR_CHARGE_NOT_FOUND',
+        'QR_PAYLOAD_INVALID',
+        'QR_SIGNATURE_INVALID',
+        'QR_AMOUNT_CHANGE_NOT_SUPPORTED',
+        'CHARGE_AMOUNT_MISMATCH',
+      ],
     },
     async handler({ auth: a, headers, body }) {
       const account = await operatingAccount(a, body.accountId);

@@ -9,6 +9,7 @@ export function pixProvider(config: Config, orm: Orm): PixProvider {
     settleMs: config.SANDBOX_PIX_SETTLE_MS,
     publicBaseUrl: config.publicBaseUrl,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
-    guardAddresses: !config.SANDBOX,
+    allowedHosts: config.PIX_LOCATION_ALLOWED_HOSTS,
+    readPublicHosts: !config.SANDBOX,
   });
 }

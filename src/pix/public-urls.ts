@@ -27,25 +27,32 @@ export function keySetUrl(publicBaseUrl: string): string {
   return `https://${host}${path}/pix/jwks.json`;
 }
 
-/** Whether `url` is one of the platform's own Pix documents (a charge's location, the key set). */
-export function isPublishedHere(publicBaseUrl: string, url: URL): boolean {
+/**
+ * The txid of a location this platform issued, or null for any other. Only the exact form `chargeLocation` writes is
+ * the platform's: a query, a trailing `/` or another spelling is a location nobody issued, which the holder API would
+ * still answer (it ignores queries and trailing slashes), so a payment by it would read as another institution's charge.
+ */
+export function txidOfOwnLocation(publicBaseUrl: string, location: string): string | null {
   const { host, path } = hostAndPath(publicBaseUrl);
-  return url.host === host && url.pathname.startsWith(`${path}/pix/`);
+  const prefix = `${host}${path}/pix/cob/`;
+  if (!location.startsWith(prefix)) return null;
+  const txid = location.slice(prefix.length);
+  return TXID.test(txid) ? txid : null;
 }
 
-/** The txid of a location this platform serves, or null for any other location (another institution's charge). */
-export function txidOfOwnLocation(publicBaseUrl: string, location: string): string | null {
-  let url: URL;
+/** Whether a location (without scheme) names the platform's host, however spelt: case, default port, IPv4 forms. */
+export function namesPlatformHost(publicBaseUrl: string, location: string): boolean {
   try {
-    url = new URL(`https://${location.replace(/^https:\/\//i, '')}`);
+    return new URL(`https://${location}`).host === hostAndPath(publicBaseUrl).host;
   } catch {
-    return null;
+    return false;
   }
-  const { host, path } = hostAndPath(publicBaseUrl);
-  const prefix = `${path}/pix/cob/`;
-  if (url.host !== host || !url.pathname.startsWith(prefix) || url.search !== '') return null;
-  const txid = url.pathname.slice(prefix.length);
-  return TXID.test(txid) ? txid : null;
+}
+
+/** Whether `url` is one of the platform's own Pix documents, exactly as published: a charge's location or the key set. */
+export function isPublishedHere(publicBaseUrl: string, url: URL): boolean {
+  if (url.protocol !== 'https:') return false;
+  return url.href === keySetUrl(publicBaseUrl) || txidOfOwnLocation(publicBaseUrl, url.href.slice('https://'.length)) !== null;
 }
 
 /** Where the platform itself answers one of its published URLs: the same path on the public base, with its scheme. */

@@ -8,12 +8,12 @@ import { Tenant } from '../tenants/entities.ts';
 import { BANK_ISPB } from '../transfers/metadata.ts';
 import { payCharge } from './charge-settlement.ts';
 import { findChargeByTxid } from './charge-store.ts';
-import { pixDocumentClient } from './document-client.ts';
+import { pixDocumentFetcher } from './document-client.ts';
 import { pixEndToEndId } from './end-to-end.ts';
 import type { PixKeyType } from './keys.ts';
 import { receivePayoutReturn } from './payouts.ts';
 import type { Beneficiary, PayoutSubmission, PixProvider, PixReturn, ProviderPayoutState } from './provider.ts';
-import { isPublishedHere, servedAt, txidOfOwnLocation } from './public-urls.ts';
+import { txidOfOwnLocation } from './public-urls.ts';
 import { failSandboxPayout, findSandboxPayout, insertSandboxPayout, insertSandboxReturn, settleSandboxPayoutNow } from './sandbox-psp-store.ts';
 
 /** The simulated PSP's ISPB and the platform's ISPB as payer in its end-to-end ids. */
@@ -61,8 +61,10 @@ export interface SandboxPspOptions {
   publicBaseUrl: string;
   /** Where the wake of a paid charge's workflow is handed off. */
   taskQueue: string;
-  /** Outside the sandbox, other institutions' documents are fetched through the address guard. */
-  guardAddresses: boolean;
+  /** Hosts whose documents are read whatever their address (PIX_LOCATION_ALLOWED_HOSTS). */
+  allowedHosts: readonly string[];
+  /** Outside the sandbox, any other institution's documents are read too, through the address guard. */
+  readPublicHosts: boolean;
 }
 
 /**
@@ -71,8 +73,7 @@ export interface SandboxPspOptions {
  * (a scanned dynamic BR Code) reaches the platform itself, which pays the charge or refuses it.
  */
 export function sandboxPsp(em: () => EntityManager, options: SandboxPspOptions): PixProvider {
-  const fetchGuarded = pixDocumentClient({ guard: options.guardAddresses });
-  const fetchOwn = pixDocumentClient({ guard: false });
+  const fetchDocument = pixDocumentFetcher({ publicBaseUrl: options.publicBaseUrl, allowedHosts: options.allowedHosts, publicHosts: options.readPublicHosts });
 
   async function resolveKey(type: PixKeyType, key: string): Promise<Beneficiary> {
     const document = type === 'CPF' || type === 'CNPJ' ? key : cpfFor(key);
@@ -125,10 +126,7 @@ export function sandboxPsp(em: () => EntityManager, options: SandboxPspOptions):
       return { ispb: BANK_ISPB, institution: tenant.name, name: holder.name, document: holder.document, branch: account.agency, account: account.number, accountType: 'CACC' };
     },
 
-    fetchDocument(url: URL) {
-      // The platform's own documents are read where it serves them (plain http in development); any other through the guard.
-      return isPublishedHere(options.publicBaseUrl, url) ? fetchOwn(servedAt(options.publicBaseUrl, url)) : fetchGuarded(url);
-    },
+    fetchDocument,
 
     async submitPayout(p: PayoutSubmission): Promise<void> {
       const txid = ownCharge(p.charge);
