@@ -22,7 +22,7 @@ beforeAll(async () => {
   [owner, approver, payee, stranger] = (await Promise.all([0, 1, 2, 3].map(() => onboarded(platform, tenantId)))) as [Onboarded, Onboarded, Onboarded, Onboarded];
   ownerKey = await apiKey(platform, tenantId, await pixAccountIdOf(platform, tenantId, owner.document));
   const on = await adminOk(platform.env, 'account:dual-approval', '--account', owner.account.id, '--approver-document', approver.document);
-  expect(on).toEqual({ accountId: owner.account.id, dualApproval: { approverHolderId: approver.holder.id } });
+  expect(on).toEqual({ accountId: owner.account.id, dualApproval: { approverHolderId: approver.holder.id }, movedRequests: [], cancelledRequests: [] });
   await fund(platform, tenantId, owner.account.id, 100_000);
 }, 90_000);
 afterAll(async () => {
@@ -113,11 +113,12 @@ describe('dual approval', () => {
     const [o, a, p] = await Promise.all([onboarded(platform, t), onboarded(platform, t), onboarded(platform, t)]);
     await adminOk(platform.env, 'account:dual-approval', '--account', o.account.id, '--approver-document', a.document);
     await fund(platform, t, o.account.id, 1000);
-    const held = await http('POST', `${platform.holderUrl}/accounts/${o.account.id}/tev/payment`, { body: { accountNumber: p.account.number, amount: 8, pin: o.pin }, headers: tenantHeaders(t, o.token) });
-    await adminOk(platform.env, 'account:dual-approval', '--account', o.account.id, '--off');
-    const spend = await http('POST', `${platform.holderUrl}/accounts/${o.account.id}/tev/payment`, { body: { accountNumber: p.account.number, amount: 5, pin: o.pin }, headers: tenantHeaders(t, o.token) });
-    expect(spend.status).toBe(200);
-    const res = await http('POST', `${platform.holderUrl}/approvals/${held.body.approvalRequestId}/approve`, { body: { pin: a.pin }, headers: tenantHeaders(t, a.token) });
+    const hold = (amount: number) =>
+      http('POST', `${platform.holderUrl}/accounts/${o.account.id}/tev/payment`, { body: { accountNumber: p.account.number, amount, pin: o.pin }, headers: tenantHeaders(t, o.token) });
+    const approve = (id: string) => http('POST', `${platform.holderUrl}/approvals/${id}/approve`, { body: { pin: a.pin }, headers: tenantHeaders(t, a.token) });
+    const [held, spend] = [await hold(8), await hold(5)];
+    expect((await approve(spend.body.approvalRequestId)).body.status).toBe('EXECUTED');
+    const res = await approve(held.body.approvalRequestId);
     expect(res.body).toMatchObject({ status: 'FAILED', result: { status: 'FAILED', reason: 'INSUFFICIENT_BALANCE' } });
     expect(await balanceOf(o.account.id)).toBe(500n);
     await expectLedgerConsistent(t);

@@ -1,4 +1,4 @@
-/** What the approval workflow's step does once the approver approves: run the held payment. */
+/** What the approval workflow's steps do once the approver decides: run the held payment, or reject it. */
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Account } from '../accounts/entities.ts';
@@ -7,7 +7,8 @@ import { openPayout, recordPayout } from '../pix/payouts.ts';
 import { tevIdFor } from '../transfers/service.ts';
 import { settleTev } from '../transfers/settlement.ts';
 import type { PixPayoutInput } from '../../workflows/contracts/pix-payout.ts';
-import { markApproved } from './store.ts';
+import { NOT_APPROVER } from '../../workflows/contracts/approval.ts';
+import { markApproved, markRejected } from './store.ts';
 
 /** What approving did: the payment ran (EXECUTED) or was refused (FAILED); a debited payout still has to settle. */
 export interface Executed {
@@ -17,16 +18,21 @@ export interface Executed {
   payout: PixPayoutInput | null;
 }
 
+/** Approving ran nothing: the decider is not the approver (the request waits on), or the request was cancelled. */
+export type NotExecuted = { status: typeof NOT_APPROVER } | { status: 'CANCELLED' };
+
 type ExecutionConfig = Pick<Config, 'KEY_PEPPER' | 'TEV_MAX_AMOUNT_CENTS' | 'PIX_POLL_MS' | 'PIX_REFUND_WATCH_MS'>;
 
 /**
  * Marks the request APPROVED and runs its payment, in one transaction and idempotently (the payment's key comes from
- * the request): a TEV settles here; a Pix payout is debited here and settled by its own workflow.
+ * the request): a TEV settles here; a Pix payout is debited here and settled by its own workflow. The same
+ * transaction first checks, under lock, that `decidedBy` is still the approver of the account and the account still
+ * under dual approval (`markApproved`): an approval racing a change of approver or a switch-off never pays.
  */
-export async function approveAndExecute(em: EntityManager, config: ExecutionConfig, requestId: string): Promise<Executed> {
+export async function approveAndExecute(em: EntityManager, config: ExecutionConfig, requestId: string, decidedBy: string | null): Promise<Executed | NotExecuted> {
   return em.transactional(async (tx) => {
-    const request = await markApproved(tx, requestId);
-    if (!request) throw new Error(`approval request ${requestId} is not open`);
+    const request = await markApproved(tx, requestId, decidedBy);
+    if (typeof request === 'string') return { status: request };
     const payment = request.payment;
     const idempotencyKey = `approval:${requestId}`;
     if (payment.kind === 'TEV') {
@@ -63,3 +69,5 @@ export async function approveAndExecute(em: EntityManager, config: ExecutionConf
   });
 }
 
+/** Rejects the request, with the same check of the decider as an approval (`markRejected`). */
+export const rejectApproval = (em: EntityManager, requestId: string, decidedBy: string | null) => em.transactional((tx) => markRejected(tx, requestId, decidedBy));

@@ -11,7 +11,7 @@ import { z } from '../shared/zod.ts';
 import { PIX_KEY_TYPES } from '../pix/keys.ts';
 import { decideApproval, listForApprover, readApproval } from './service.ts';
 
-const STATUSES = ['PENDING', 'APPROVED', 'EXECUTED', 'FAILED', 'REJECTED', 'EXPIRED'] as const;
+const STATUSES = ['PENDING', 'APPROVED', 'EXECUTED', 'FAILED', 'REJECTED', 'EXPIRED', 'CANCELLED'] as const;
 
 const approvalRequestId = () => uuid('5b7e9c1d-2f3a-4b8c-9d0e-1a2b3c4d5e6f');
 
@@ -28,6 +28,10 @@ export const ApprovalRequest = z
     ]),
     description: z.string().nullable(),
     externalRef: z.string().nullable(),
+    cancelReason: z
+      .string()
+      .nullable()
+      .openapi({ description: "Why a CANCELLED request was cancelled: DUAL_APPROVAL_DISABLED, the account's dual approval was turned off while it waited (send the payment again)" }),
     createdAt: utcDateTime(),
     expiresAt: utcDateTime('2026-11-23T13:45:07.123Z'),
     decidedAt: utcDateTime().nullable(),
@@ -52,6 +56,7 @@ const approvalExample = {
   destination: { branch: '0001', account: '1000024' },
   description: 'Aluguel de novembro',
   externalRef: null,
+  cancelReason: null,
   createdAt: '2026-11-22T13:45:07.123Z',
   expiresAt: '2026-11-23T13:45:07.123Z',
   decidedAt: '2026-11-22T14:02:51.480Z',

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
 import { Account } from '../accounts/entities.ts';
 import { authorizeWrite } from '../accounts/operating.ts';
 import type { HolderAuth } from '../identity/authenticator.ts';
@@ -12,9 +13,18 @@ import { dispatchHandOff } from '../handoff/dispatch.ts';
 import { insertHandOff } from '../handoff/store.ts';
 import { submitTev, type TevAnswer, type TevRequest } from '../transfers/service.ts';
 import { executeUpdateWithStart, isAlreadyStarted } from '../temporal/workflow-start.ts';
-import { approvalStart, decide, type ApprovalStatus } from '../../workflows/contracts/approval.ts';
+import { NOT_APPROVER, approvalStart, decide, type ApprovalStatus } from '../../workflows/contracts/approval.ts';
 import type { HeldPayment } from './held-payment.ts';
-import { findApproval, findApprovalByKey, findApprovalOfHolder, insertApprovalRequest, listApprovalsOfApprover, type ApprovalRequest } from './store.ts';
+import {
+  findApproval,
+  findApprovalByKey,
+  findApprovalForDecision,
+  findApprovalOfHolder,
+  insertApprovalRequest,
+  listApprovalsOfApprover,
+  lockApproverOf,
+  type ApprovalRequest,
+} from './store.ts';
 
 /** How long an approver waits for the held payment to run (within the request deadline). */
 const DECISION_DEADLINE_MS = 15_000;
@@ -38,6 +48,7 @@ export function approvalView(r: ApprovalRequest) {
     destination: p.kind === 'TEV' ? r.destination! : { pixKey: p.pixKey, pixKeyType: p.pixKeyType, name: p.beneficiary.name },
     description: p.description,
     externalRef: p.kind === 'TEV' ? p.externalRef : null,
+    cancelReason: r.status === 'CANCELLED' ? r.reason : null,
     createdAt: r.createdAt,
     expiresAt: r.expiresAt,
     decidedAt: r.decidedAt,
@@ -50,7 +61,9 @@ export function approvalView(r: ApprovalRequest) {
 /**
  * Holds a payment of an account under dual approval: everything an immediate payment checks has been checked by the
  * caller; this records the request (the same Idempotency-Key returns the same request, another body is 409) with the
- * hand-off of its approval workflow, which waits for the approver.
+ * hand-off of its approval workflow, which waits for the approver. The request goes to the account's approver as it
+ * is at commit (its row locked meanwhile); if dual approval was turned off since the caller's check, the request is
+ * recorded CANCELLED, as if it had been pending then, and the requester sends the payment again.
  */
 export async function holdForApproval(
   { orm, temporal, config }: Services,
@@ -60,18 +73,21 @@ export async function holdForApproval(
   const expiresAt = new Date(Date.now() + config.APPROVAL_TTL_MS);
   const { request, handOff } = await orm.em.fork().transactional(async (em) => {
     const id = newUuid();
+    const approverHolderId = await lockApproverOf(em, r.source.id);
     const created = await insertApprovalRequest(em, {
       id,
       tenantId: r.tenantId,
       accountId: r.source.id,
       requesterHolderId: r.requesterHolderId,
-      approverHolderId: r.source.approverHolderId!,
+      approverHolderId: approverHolderId ?? r.source.approverHolderId!,
       payment: r.payment,
       idempotencyKey: r.idempotencyKey,
       requestHash: hash,
       expiresAt,
+      cancelled: approverHolderId === null,
     });
     if (!created) return { request: (await findApprovalByKey(em, r.source.id, r.idempotencyKey))!, handOff: null };
+    if (approverHolderId === null) return { request: (await findApproval(em, id))!, handOff: null };
     const start = approvalStart({ requestId: id, tenantId: r.tenantId, accountId: r.source.id, expiresAt: expiresAt.toISOString() });
     return { request: (await findApproval(em, id))!, handOff: await insertHandOff(em, config.TEMPORAL_TASK_QUEUE, start) };
   });
@@ -97,15 +113,11 @@ export async function submitTevOrHold(services: Services, r: TevRequest): Promis
   };
 }
 
-/** A request the holder may see: its requester or its approver, in its tenant. */
-async function visibleApproval(em: EntityManager, holder: { id: string; tenantId: string }, id: string): Promise<ApprovalRequest> {
+/** A request the holder may see: its requester or its (current) approver, in its tenant. */
+export async function readApproval(em: EntityManager, holder: { id: string; tenantId: string }, id: string) {
   const request = await findApprovalOfHolder(em, holder, id);
   if (!request) throw notFound('Approval request');
-  return request;
-}
-
-export async function readApproval(em: EntityManager, holder: { id: string; tenantId: string }, id: string) {
-  return approvalView(await visibleApproval(em, holder, id));
+  return approvalView(request);
 }
 
 export async function listForApprover(em: EntityManager, cursorKey: string, approverId: string, status: ApprovalStatus | undefined, limit: number, cursor: string | undefined) {
@@ -116,26 +128,38 @@ export async function listForApprover(em: EntityManager, cursorKey: string, appr
   return { approvals: items.map(approvalView), pagination };
 }
 
+const notApprover = () => new AppError(403, 'NOT_APPROVER', 'Only the approver of this account can decide this request');
+
+/** The workflow refused the decider: the request was moved to another approver after the checks here. */
+const refusedAsNotApprover = (err: unknown) => err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure && err.cause.type === NOT_APPROVER;
+
 /**
  * The approver's decision, with their PIN: sent to the request's workflow, which runs the payment on approval.
- * Answers with the request in its final state.
+ * Answers with the request in its final state. Only the account's approver now decides: an approver replaced since
+ * the request was held is refused (NOT_APPROVER), here or, when the replacement raced the decision, by the workflow's
+ * step, which checks the decider again under lock; a request cancelled meanwhile is 409.
  */
 export async function decideApproval(services: Services, auth: HolderAuth, id: string, approve: boolean, pin: string | undefined) {
   const { em } = auth;
-  const request = await visibleApproval(em, auth.holder, id);
-  if (request.approverHolderId !== auth.holder.id) throw new AppError(403, 'NOT_APPROVER', 'Only the approver of this account can decide this request');
+  const request = await findApprovalForDecision(em, auth.holder, id);
+  if (!request) throw notFound('Approval request');
+  if (request.approverHolderId !== auth.holder.id) throw notApprover();
   await authorizeWrite(auth, services.config, pin);
-  const alreadyDecided = () => new AppError(409, 'APPROVAL_ALREADY_DECIDED', 'This approval request was already decided or has expired');
+  const alreadyDecided = () => new AppError(409, 'APPROVAL_ALREADY_DECIDED', 'This approval request was already decided, was cancelled or has expired');
   if (request.status !== 'PENDING' || Date.parse(request.expiresAt) <= Date.now()) throw alreadyDecided();
   // With-Start: a request whose run the hand-off has not started yet gets it now.
   const start = approvalStart({ requestId: request.id, tenantId: request.tenantId, accountId: request.accountId, expiresAt: request.expiresAt });
+  let final: ApprovalStatus;
   try {
-    await executeUpdateWithStart(services.temporal.client, services.config.TEMPORAL_TASK_QUEUE, start, decide, DECISION_DEADLINE_MS, [{ approve }]);
+    final = await executeUpdateWithStart(services.temporal.client, services.config.TEMPORAL_TASK_QUEUE, start, decide, DECISION_DEADLINE_MS, [{ approve, decidedBy: auth.holder.id }]);
   } catch (err) {
-    // Refused by the validator (another decision came first) or the run already closed (expired).
+    if (refusedAsNotApprover(err)) throw notApprover();
+    // Refused by the validator (another decision came first) or the run already closed (expired, cancelled).
     if (err instanceof WorkflowUpdateFailedError || isAlreadyStarted(err)) throw alreadyDecided();
     if ((await findApproval(em, request.id))!.status !== 'PENDING') throw alreadyDecided();
     throw new AppError(503, 'TEMPORARILY_UNAVAILABLE', 'The decision could not be applied right now; try again shortly');
   }
+  // Cancelled before this decision was acted on: it decided nothing.
+  if (final === 'CANCELLED') throw alreadyDecided();
   return approvalView((await findApproval(em, request.id))!);
 }

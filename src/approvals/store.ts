@@ -1,7 +1,7 @@
 /** The `approval_request` table's SQL, with the destination branch and number of a held TEV. */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { isoUtc } from '../shared/pagination.ts';
-import type { ApprovalStatus } from '../../workflows/contracts/approval.ts';
+import { NOT_APPROVER, type ApprovalStatus } from '../../workflows/contracts/approval.ts';
 import type { HeldPayment } from './held-payment.ts';
 
 export interface ApprovalRequest {
@@ -14,6 +14,7 @@ export interface ApprovalRequest {
   payment: HeldPayment;
   requestHash: string;
   status: ApprovalStatus;
+  /** Why the payment was refused (FAILED), or why the request was cancelled (CANCELLED). */
   reason: string | null;
   operationId: string | null;
   /** ISO 8601 UTC. */
@@ -86,17 +87,48 @@ export interface NewApprovalRequest {
   idempotencyKey: string;
   requestHash: string;
   expiresAt: Date;
+  /** Born cancelled: the account's dual approval was turned off between the payment's check and its hold. */
+  cancelled: boolean;
 }
 
-/** Records a PENDING request; false when the account already has one under this idempotency key. */
+/** Why a request was cancelled: its account's dual approval was turned off while it waited. */
+export const DUAL_APPROVAL_DISABLED = 'DUAL_APPROVAL_DISABLED';
+
+/** Records a PENDING (or cancelled) request; false when the account already has one under this idempotency key. */
 export async function insertApprovalRequest(em: EntityManager, r: NewApprovalRequest): Promise<boolean> {
   const inserted = await em.execute<{ id: string }[]>(
-    `insert into approval_request (id, tenant_id, account_id, requester_holder_id, approver_holder_id, kind, payload, idempotency_key, request_hash, status, expires_at)
-     values (?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, 'PENDING', ?)
+    `insert into approval_request (id, tenant_id, account_id, requester_holder_id, approver_holder_id, kind, payload, idempotency_key, request_hash, status, reason, expires_at, decided_at)
+     values (?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?, case when ? then now() end)
      on conflict (account_id, idempotency_key) do nothing returning id`,
-    [r.id, r.tenantId, r.accountId, r.requesterHolderId, r.approverHolderId, r.payment.kind, JSON.stringify(r.payment), r.idempotencyKey, r.requestHash, r.expiresAt],
+    [
+      r.id,
+      r.tenantId,
+      r.accountId,
+      r.requesterHolderId,
+      r.approverHolderId,
+      r.payment.kind,
+      JSON.stringify(r.payment),
+      r.idempotencyKey,
+      r.requestHash,
+      r.cancelled ? 'CANCELLED' : 'PENDING',
+      r.cancelled ? DUAL_APPROVAL_DISABLED : null,
+      r.expiresAt,
+      r.cancelled,
+    ],
   );
   return inserted.length > 0;
+}
+
+/**
+ * The account's approver now (null: dual approval is off), its row locked `for key share` until the transaction
+ * ends. The operator's change of the account's dual approval locks the row `for update` (`account:dual-approval`):
+ * the two wait for each other, so a request is held, or decided, either wholly before the change or wholly after it.
+ * Key share is the weakest lock that does this: it leaves the account's postings (`for no key update`) free.
+ */
+export async function lockApproverOf(em: EntityManager, accountId: string): Promise<string | null> {
+  const [row] = await em.execute<{ approver_holder_id: string | null }[]>('select approver_holder_id from account where id = ? for key share', [accountId]);
+  if (!row) throw new Error(`account ${accountId} does not exist`);
+  return row.approver_holder_id;
 }
 
 export const findApprovalByKey = (em: EntityManager, accountId: string, idempotencyKey: string) =>
@@ -107,6 +139,16 @@ export const findApproval = (em: EntityManager, id: string) => one(em, 'r.id = ?
 /** A request of the tenant that the holder requested or must approve. */
 export const findApprovalOfHolder = (em: EntityManager, holder: { id: string; tenantId: string }, id: string) =>
   one(em, 'r.id = ? and r.tenant_id = ? and (r.requester_holder_id = ? or r.approver_holder_id = ?)', [id, holder.tenantId, holder.id, holder.id]);
+
+/** A request the holder may try to decide: as its requester, its approver, or an approver it was moved away from. */
+export const findApprovalForDecision = (em: EntityManager, holder: { id: string; tenantId: string }, id: string) =>
+  one(em, 'r.id = ? and r.tenant_id = ? and (r.requester_holder_id = ? or r.approver_holder_id = ? or ?::uuid = any(r.former_approver_holder_ids))', [
+    id,
+    holder.tenantId,
+    holder.id,
+    holder.id,
+    holder.id,
+  ]);
 
 /** The approver's requests, newest first, after `after` when given; `limit` rows at most. */
 export async function listApprovalsOfApprover(
@@ -125,14 +167,85 @@ export async function listApprovalsOfApprover(
   return rows.map(toRequest);
 }
 
-/** An open request becomes APPROVED (again, on a retry); null when it is no longer open. */
-export async function markApproved(em: EntityManager, id: string): Promise<ApprovalRequest | null> {
-  const updated = await em.execute<{ id: string }[]>(
-    `update approval_request set status = 'APPROVED', decided_at = coalesce(decided_at, now())
-      where id = ? and status in ('PENDING', 'APPROVED') returning id`,
-    [id],
+/** Where a request stands for a decision: pending and open to it, refused to its decider, or past pending (that state). */
+type Standing = 'OPEN' | typeof NOT_APPROVER | Exclude<ApprovalStatus, 'PENDING'>;
+
+/**
+ * Locks the request for a decision by `decidedBy` (null: a decision sent before deciders were recorded) and checks it
+ * against its account as it is now, its account row first (`lockApproverOf`), then its own. A pending request whose
+ * account no longer has dual approval is cancelled here. A decider who is not the request's approver, or a request
+ * whose approver is no longer the account's, is refused. A request past pending is left as it is.
+ */
+async function lockForDecision(em: EntityManager, id: string, decidedBy: string | null): Promise<Standing> {
+  const [request] = await em.execute<{ account_id: string }[]>('select account_id from approval_request where id = ?', [id]);
+  if (!request) throw new Error(`approval request ${id} does not exist`);
+  const accountApprover = await lockApproverOf(em, request.account_id);
+  const [row] = await em.execute<{ status: ApprovalStatus; approver_holder_id: string }[]>('select status, approver_holder_id from approval_request where id = ? for update', [id]);
+  const { status, approver_holder_id: approver } = row!;
+  if (status !== 'PENDING') return status;
+  if (!accountApprover) {
+    await cancelPendingApprovals(em, 'r.id = ?', [id]);
+    return 'CANCELLED';
+  }
+  if (approver !== accountApprover || (decidedBy !== null && decidedBy !== approver)) return NOT_APPROVER;
+  return 'OPEN';
+}
+
+/**
+ * An open request becomes APPROVED (again, on a retry) when `decidedBy` may still approve it (`lockForDecision`),
+ * in the caller's transaction, which then runs the payment. Otherwise: the refusal, or CANCELLED.
+ */
+export async function markApproved(em: EntityManager, id: string, decidedBy: string | null): Promise<ApprovalRequest | typeof NOT_APPROVER | 'CANCELLED'> {
+  const standing = await lockForDecision(em, id, decidedBy);
+  if (standing === NOT_APPROVER || standing === 'CANCELLED') return standing;
+  // APPROVED: this step is retried after its transaction committed (the payment runs again idempotently).
+  if (standing !== 'OPEN' && standing !== 'APPROVED') throw new Error(`approval request ${id} is already ${standing}`);
+  await em.execute(`update approval_request set status = 'APPROVED', decided_at = coalesce(decided_at, now()) where id = ?`, [id]);
+  return (await findApproval(em, id))!;
+}
+
+/** A pending request becomes REJECTED (it is already, on a retry) when `decidedBy` may still decide it. */
+export async function markRejected(em: EntityManager, id: string, decidedBy: string | null): Promise<'REJECTED' | typeof NOT_APPROVER | 'CANCELLED'> {
+  const standing = await lockForDecision(em, id, decidedBy);
+  if (standing === 'REJECTED' || standing === NOT_APPROVER || standing === 'CANCELLED') return standing;
+  if (standing !== 'OPEN') throw new Error(`approval request ${id} is already ${standing}`);
+  await em.execute(`update approval_request set status = 'REJECTED', decided_at = now() where id = ?`, [id]);
+  return 'REJECTED';
+}
+
+/** What waking a request's run needs. */
+export interface CancelledRequest {
+  requestId: string;
+  tenantId: string;
+  accountId: string;
+  expiresAt: string;
+}
+
+/** Cancels the pending requests `where` selects (over `approval_request r`). */
+async function cancelPendingApprovals(em: EntityManager, where: string, params: unknown[]): Promise<CancelledRequest[]> {
+  const rows = await em.execute<{ id: string; tenant_id: string; account_id: string; expires_at: string }[]>(
+    `update approval_request r set status = 'CANCELLED', reason = ?, decided_at = now()
+      where r.status = 'PENDING' and ${where}
+      returning r.id, r.tenant_id, r.account_id, ${isoUtc('r.expires_at')} as expires_at`,
+    [DUAL_APPROVAL_DISABLED, ...params],
   );
-  return updated.length > 0 ? findApproval(em, id) : null;
+  return rows.map((r) => ({ requestId: r.id, tenantId: r.tenant_id, accountId: r.account_id, expiresAt: r.expires_at }));
+}
+
+/** The account's dual approval is turned off: its pending requests are cancelled (in the same transaction). */
+export const cancelPendingApprovalsOf = (em: EntityManager, accountId: string) => cancelPendingApprovals(em, 'r.account_id = ?', [accountId]);
+
+/**
+ * The account's approver is replaced: its pending requests move to the new one (in the same transaction), and each
+ * remembers the approvers it was moved from, who are then refused by name. The ids of the requests moved.
+ */
+export async function movePendingApprovals(em: EntityManager, accountId: string, approverHolderId: string): Promise<string[]> {
+  const rows = await em.execute<{ id: string }[]>(
+    `update approval_request set former_approver_holder_ids = array_append(former_approver_holder_ids, approver_holder_id), approver_holder_id = ?
+      where account_id = ? and status = 'PENDING' and approver_holder_id <> ? returning id`,
+    [approverHolderId, accountId, approverHolderId],
+  );
+  return rows.map((r) => r.id);
 }
 
 /** Gives an open request its final state; a request already final keeps its own. Returns the state it has now. */

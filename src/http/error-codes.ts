@@ -29,7 +29,7 @@ export const ERROR_CODES = {
   PIN_ALREADY_SET: 'A PIN is already set; use POST /passwords/change-pin to change it',
   IDEMPOTENCY_KEY_REUSED: 'This Idempotency-Key was already used with a different request',
   EXTERNAL_REF_TAKEN: 'This externalRef was already used by another transfer of this account',
-  APPROVAL_ALREADY_DECIDED: 'This approval request was already decided or has expired',
+  APPROVAL_ALREADY_DECIDED: 'This approval request was already decided, was cancelled or has expired',
   CHARGE_ALREADY_PAID: 'This charge was already paid',
   CHARGE_EXPIRED: 'This charge has expired',
   CHARGE_REMOVED: 'The receiver removed this charge',

@@ -2,9 +2,19 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import { WorkflowUpdateFailedError, WorkflowUpdateStage } from '@temporalio/client';
 import { startWorkflow } from '../../src/temporal/workflow-start.ts';
-import { approvalStart, decide } from '../../workflows/contracts/approval.ts';
+import { NOT_APPROVER, approvalCancelledWake, approvalStart, decide } from '../../workflows/contracts/approval.ts';
 import { pixPayoutWorkflowId } from '../../workflows/contracts/pix-payout.ts';
-import { approvalDecided, approvalExpires, approvalStubs, executedPayout, executedTev, refusedPayout } from './scenarios/approval.ts';
+import {
+  DECIDER,
+  approvalCancelled,
+  approvalDecided,
+  approvalDeciderReplaced,
+  approvalExpires,
+  approvalStubs,
+  executedPayout,
+  executedTev,
+  refusedPayout,
+} from './scenarios/approval.ts';
 import { startHarness, type WorkflowHarness } from './support/harness.ts';
 import { ActivityLog } from './support/stubs.ts';
 
@@ -24,10 +34,10 @@ test('nobody decides: the request expires at its deadline', async () => {
   expect(run.log.calls[0]!.at).toBeGreaterThanOrEqual(Date.parse(run.expiresAt) - 100);
 });
 
-test('rejected: the request closes REJECTED and no payment runs', async () => {
+test('rejected: the step rejects it as its decider (checked against the account) and no payment runs', async () => {
   const run = await approvalDecided(h, false);
   expect(run.result).toBe('REJECTED');
-  expect(run.log.list()).toEqual([['closeApproval', run.requestId, 'REJECTED', null]]);
+  expect(run.log.list()).toEqual([['rejectApproval', run.requestId, DECIDER]]);
 });
 
 test('approved TEV: the payment runs once, then the request closes EXECUTED with its operation', async () => {
@@ -35,7 +45,7 @@ test('approved TEV: the payment runs once, then the request closes EXECUTED with
   const run = await approvalDecided(h, true, executed);
   expect(run.result).toBe('EXECUTED');
   expect(run.log.list()).toEqual([
-    ['approveAndExecute', run.requestId],
+    ['approveAndExecute', run.requestId, DECIDER],
     ['closeApproval', run.requestId, 'EXECUTED', { operationId: executed.operationId, reason: null }],
   ]);
   expect(run.workflowIds).toHaveLength(1);
@@ -62,7 +72,7 @@ test('approved but refused (the balance no longer covers it): FAILED with the re
   const run = await approvalDecided(h, true, executed);
   expect(run.result).toBe('FAILED');
   expect(run.log.list()).toEqual([
-    ['approveAndExecute', run.requestId],
+    ['approveAndExecute', run.requestId, DECIDER],
     ['closeApproval', run.requestId, 'FAILED', { operationId: executed.operationId, reason: 'INSUFFICIENT_BALANCE' }],
   ]);
   await expect(h.client.workflow.getHandle(pixPayoutWorkflowId(executed.payout!.payoutId)).describe()).rejects.toThrow();
@@ -73,7 +83,7 @@ test('only the first decision counts: a second one, while the payment runs, is r
   let release!: () => void;
   const paymentRunning = new Promise<void>((resolve) => (release = resolve));
   const stubs = approvalStubs(log, executedTev());
-  const slowPayment = { ...stubs, approveAndExecute: async (id: string) => (await paymentRunning, stubs.approveAndExecute(id)) };
+  const slowPayment = { ...stubs, approveAndExecute: async (id: string, by: string | null) => (await paymentRunning, stubs.approveAndExecute(id, by)) };
   await h.withWorker(slowPayment, async (taskQueue) => {
     const start = approvalStart({ requestId: randomUUID(), tenantId: randomUUID(), accountId: randomUUID(), expiresAt: new Date(Date.now() + 3_600_000).toISOString() });
     await startWorkflow(h.client, taskQueue, start);
@@ -86,4 +96,53 @@ test('only the first decision counts: a second one, while the payment runs, is r
     expect(await first.result()).toBe('EXECUTED');
   });
   expect(log.names()).toEqual(['approveAndExecute', 'closeApproval']);
+});
+
+test('the approver was replaced after the api checked the decider: the step refuses it, the run waits, the new approver decides', async () => {
+  const run = await approvalDeciderReplaced(h);
+  expect(run.refusal).toMatchObject({ cause: { type: NOT_APPROVER } });
+  expect(run.result).toBe('EXECUTED');
+  expect(run.log.names()).toEqual(['approveAndExecute', 'approveAndExecute', 'closeApproval']);
+  expect(run.log.calls[0]!.args).toEqual([run.requestId, DECIDER]);
+  expect(run.log.calls[1]!.args[1]).not.toBe(DECIDER);
+});
+
+test('dual approval turned off while the request waits: the wake ends the run CANCELLED, no step runs', async () => {
+  const run = await approvalCancelled(h);
+  expect(run.result).toBe('CANCELLED');
+  expect(run.log.list()).toEqual([]);
+});
+
+test('cancelled before its run started: the wake starts it, and it ends CANCELLED at once', async () => {
+  const run = await approvalCancelled(h, { started: false });
+  expect(run.result).toBe('CANCELLED');
+  expect(run.log.list()).toEqual([]);
+});
+
+test('cancelled while an approval was on its way: the step finds it cancelled, the decision answers CANCELLED, nothing closes it again', async () => {
+  const log = new ActivityLog();
+  await h.withWorker(approvalStubs(log, { status: 'CANCELLED' }), async (taskQueue) => {
+    const start = approvalStart({ requestId: randomUUID(), tenantId: randomUUID(), accountId: randomUUID(), expiresAt: new Date(Date.now() + 3_600_000).toISOString() });
+    await startWorkflow(h.client, taskQueue, start);
+    const handle = h.client.workflow.getHandle(start.workflowId);
+    expect(await handle.executeUpdate(decide, { args: [{ approve: true, decidedBy: DECIDER }] })).toBe('CANCELLED');
+    expect(await handle.result()).toBe('CANCELLED');
+  });
+  expect(log.names()).toEqual(['approveAndExecute']);
+});
+
+test("waking the run of a request that already ended changes nothing (the operator's hand-off counts it done)", async () => {
+  const log = new ActivityLog();
+  await h.withWorker(approvalStubs(log), async (taskQueue) => {
+    const run = { requestId: randomUUID(), tenantId: randomUUID(), accountId: randomUUID(), expiresAt: new Date(Date.now() + 3_600_000).toISOString() };
+    await startWorkflow(h.client, taskQueue, approvalStart(run));
+    const handle = h.client.workflow.getHandle(approvalStart(run).workflowId);
+    expect(await handle.executeUpdate(decide, { args: [{ approve: false, decidedBy: DECIDER }] })).toBe('REJECTED');
+    await handle.result();
+    const ended = await handle.describe();
+    await expect(startWorkflow(h.client, taskQueue, approvalCancelledWake(run))).resolves.toBeUndefined();
+    const latest = await handle.describe();
+    expect([latest.runId, latest.status.name]).toEqual([ended.runId, 'COMPLETED']);
+    expect(await handle.result()).toBe('REJECTED');
+  });
 });

@@ -8,7 +8,11 @@
  * recorded it still replay: overwrite one only when no such run can still be open; otherwise keep it under another name.
  * pix-payout-before-continue-as-new.pixPayoutWorkflow.json.gz is such a history: a payout that polled 103 times in one
  * run, recorded by the code before continue-as-new (commit a60a22a), which the `pix-payout-continue-as-new` patch keeps
- * replaying.
+ * replaying. approval-rejected-before-checked-decisions.approvalWorkflow.json is another: a rejection closed by
+ * `closeApproval` (commit 0132da0), before the `approval-follows-account` patch checked the decider in `rejectApproval`.
+ *
+ * `node test/workflows/record-histories.ts approval-cancelled pix-payout-`: only the scenarios whose names start with
+ * one of the arguments, so that a new scenario is recorded without rewriting the others.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -18,10 +22,12 @@ import { historyToFile } from './support/history-files.ts';
 
 const dir = fileURLToPath(new URL('./histories/', import.meta.url));
 mkdirSync(dir, { recursive: true });
+const only = process.argv.slice(2);
+const chosen = Object.entries(recordedScenarios).filter(([scenario]) => only.length === 0 || only.some((prefix) => scenario.startsWith(prefix)));
 const h = await startHarness();
 try {
   await Promise.all(
-    Object.entries(recordedScenarios).map(async ([scenario, run]) => {
+    chosen.map(async ([scenario, run]) => {
       const { workflowIds } = await run(h);
       for (const workflowId of workflowIds) {
         const runs = await runHistories(h.client, workflowId);

@@ -12,6 +12,7 @@ import { Migration20261122001100_event_relay_cursor } from './Migration202611220
 import { Migration20261122001200_webhook_endpoint_delivery } from './Migration20261122001200_webhook_endpoint_delivery.ts';
 import { Migration20261122001300_tev_settlement_batch } from './Migration20261122001300_tev_settlement_batch.ts';
 import { Migration20261124000100_function_sources } from './Migration20261124000100_function_sources.ts';
+import { Migration20261124000200_approval_follows_account } from './Migration20261124000200_approval_follows_account.ts';
 import { Migration20261124000300_charge_refund_reaches_payer } from './Migration20261124000300_charge_refund_reaches_payer.ts';
 
 /** Every schema change, in order. New migrations are appended here. */
@@ -30,5 +31,6 @@ export const migrations = [
   Migration20261122001200_webhook_endpoint_delivery,
   Migration20261122001300_tev_settlement_batch,
   Migration20261124000100_function_sources,
+  Migration20261124000200_approval_follows_account,
   Migration20261124000300_charge_refund_reaches_payer,
 ];

@@ -1,6 +1,6 @@
 /** Every scenario whose histories are checked in (test/workflows/histories), by the name its files start with. */
 import type { ScenarioRun, WorkflowHarness } from '../support/harness.ts';
-import { approvalDecided, approvalExpires, executedPayout, executedTev, refusedPayout } from './approval.ts';
+import { approvalCancelled, approvalDecided, approvalDeciderReplaced, approvalExpires, executedPayout, executedTev, refusedPayout } from './approval.ts';
 import { kycResultFirst, kycThroughThePage } from './onboarding.ts';
 import { chargeExpires, chargePaidEarly, refundSent } from './pix-charge.ts';
 import { payoutFails, payoutOutlastsRuns, payoutRefunded, payoutRejected, payoutSettles } from './pix-payout.ts';
@@ -14,6 +14,8 @@ export const recordedScenarios: Record<string, (h: WorkflowHarness) => Promise<S
   'approval-executes-tev': (h) => approvalDecided(h, true, executedTev()),
   'approval-executes-pix-payout': (h) => approvalDecided(h, true, executedPayout()),
   'approval-payment-refused': (h) => approvalDecided(h, true, refusedPayout()),
+  'approval-cancelled': (h) => approvalCancelled(h),
+  'approval-decider-replaced': approvalDeciderReplaced,
   'onboarding-through-the-page': (h) => kycThroughThePage(h, { approved: true, phone: '+5511987654321' }),
   'onboarding-rejected-first': (h) => kycResultFirst(h, { approved: false, reason: 'Documento ilegível' }),
   'pix-charge-expires': chargeExpires,
