@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { loadConfigOrExit, type Config } from '../../src/config.ts';
 import { request } from './http.ts';
+import { seconds, since } from './stats.ts';
 
 /**
  * What the bench scripts share: where the running platform listens (the same environment `npm start` reads), the
@@ -16,6 +17,14 @@ export const apiUrl = `http://${config.HOST}:${config.API_PORT}`;
 export const PASSWORD = 'bench-password-42';
 
 export const say = (line: string) => process.stdout.write(`${line}\n`);
+
+/** Runs a setup step and prints how long it took. */
+export async function timed<T>(label: string, fn: () => Promise<T>): Promise<T> {
+  const start = performance.now();
+  const result = await fn();
+  say(`  ${label.padEnd(48)} ${seconds(since(start))}`);
+  return result;
+}
 
 /** A pg pool on the platform's database, for what the HTTP interface does not show (Pix account ids, checks). */
 export const openPool = (max = 4) => new pg.Pool({ connectionString: config.DATABASE_URL, max });
@@ -93,6 +102,16 @@ export async function onboardHolder(tenantId: string, name: string): Promise<Hol
   return { document, holderId: reg.body.person.id, requisitionId };
 }
 
+/**
+ * POST /authenticate/clients with the tenant key: a holder's 24-hour client token. A client token of a PIN-exempt
+ * tenant writes without the PIN, so a payment does not pay the PIN's argon2 check.
+ */
+export async function clientToken(tenantId: string, tenantKey: string, document: string): Promise<string> {
+  const res = await request('POST', `${holderUrl}/authenticate/clients`, { body: { document }, headers: { ...tenantHeaders(tenantId), 'x-tenant-api-key': tenantKey } });
+  if (res.status !== 200) throw new Error(`client authentication failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.token;
+}
+
 /** POST /authenticate: a holder JWT and the holder's accounts (section 2.2). */
 export async function authenticate(tenantId: string, document: string): Promise<{ token: string; accounts: any[] }> {
   const res = await request('POST', `${holderUrl}/authenticate`, { body: { document, password: PASSWORD }, headers: tenantHeaders(tenantId) });
@@ -109,12 +128,34 @@ export async function fund(tenantId: string, accountId: string, amountCents: big
   if (res.status !== 201) throw new Error(`funding failed: ${res.status} ${JSON.stringify(res.body)}`);
 }
 
+/**
+ * Funds every account by sandbox incoming Pix, 4 at a time. The tenant's first Pix creates its SETTLEMENT and
+ * FEE_REVENUE accounts, and the api caches their ids before that transaction commits: first Pix arriving in parallel
+ * fail with 500 "account … was not locked". So one first, alone, then the rest in parallel.
+ */
+export async function fundAccounts<A extends { id: string }>(tenantId: string, accounts: readonly A[], amountOf: (a: A) => bigint): Promise<void> {
+  await fund(tenantId, accounts[0]!.id, amountOf(accounts[0]!));
+  await mapLimit(accounts.slice(1), 4, (a) => fund(tenantId, a.id, amountOf(a)));
+}
+
 export interface BenchAccount {
   id: string;
   holderId: string;
   agency: string;
   number: string;
   pixAccountId: string;
+}
+
+/** Registrations hash a password with argon2 on the api's thread pool (4 threads): more in flight only queues. */
+const REGISTRATION_PARALLELISM = 8;
+
+/** `count` holders named `<name> <i>` registered and through KYC (timed), with their APPROVED accounts, in registration order. */
+export async function registerHolders(pool: pg.Pool, tenantId: string, count: number, name: string): Promise<{ holder: Holder; account: BenchAccount }[]> {
+  const holders = await timed(`registration + sandbox KYC (${count}, ${REGISTRATION_PARALLELISM} at once)`, () =>
+    mapLimit(Array.from({ length: count }), REGISTRATION_PARALLELISM, (_, i) => onboardHolder(tenantId, `${name} ${i}`)),
+  );
+  const byHolder = await waitForApprovedAccounts(pool, tenantId, count);
+  return holders.map((holder) => ({ holder, account: byHolder.get(holder.holderId)! }));
 }
 
 /**
