@@ -10,10 +10,9 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 # --omit=dev skips typescript, jest, embedded-postgres and the `node` binary package (all marked dev in the lockfile).
 # argon2, @temporalio/core-bridge and @swc/core ship prebuilt binaries, so no compiler toolchain is needed.
-# `npm install` rather than `npm ci`: the lockfile was written where the registry serves only the Linux builds of
-# @swc/core's optional platform packages, and `npm ci` refuses a lockfile that lacks the others. The pinned
-# versions in package.json still fix every direct dependency.
-RUN npm install --omit=dev --no-audit --no-fund \
+# `npm ci`: exactly the lockfile, which lists every platform's optional packages; install scripts run only as
+# package.json's allowScripts decides (npm 12 blocks the others).
+RUN npm ci --omit=dev --no-audit --no-fund \
  && npm cache clean --force
 
 FROM ${NODE_IMAGE}

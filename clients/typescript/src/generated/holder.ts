@@ -75,7 +75,7 @@ export interface paths {
         put?: never;
         /**
          * Exchange the tenant API key for a 24-hour token of one holder (server to server)
-         * @description Send the key in X-Tenant-Api-Key (tnk_<prefix>.<secret>). Revoking the key ends every token it issued at once.
+         * @description Send the key in X-Tenant-Api-Key (`tnk_<prefix>.<secret>`). Revoking the key ends every token it issued at once.
          */
         post: operations["authenticateClient"];
         delete?: never;
@@ -274,7 +274,7 @@ export interface paths {
         put?: never;
         /**
          * Pay a Pix BR Code (EMV), static or dynamic; `amount` only when the code has none
-         * @description The code is parsed and its CRC16 checked; a bad code is 400 naming the problem. A dynamic code (location URL) pays the charge served there: its payload is fetched, its signature checked against the receiver's key set (jku, on the location's host), and its status, expiry and amount checked before anything moves (422 QR_LOCATION_UNAVAILABLE, QR_CHARGE_NOT_FOUND, QR_PAYLOAD_INVALID, QR_SIGNATURE_INVALID, CHARGE_AMOUNT_MISMATCH; 409 CHARGE_ALREADY_PAID, CHARGE_EXPIRED, CHARGE_REMOVED).
+         * @description The code is parsed and its CRC16 checked; a bad code is 400 naming the problem. A dynamic code (location URL) pays the charge served there: its payload is fetched, its signature checked against the receiver's key set (jku, on the location's host), and its status, expiry and amount checked before anything moves (422 QR_LOCATION_UNAVAILABLE, QR_LOCATION_INVALID, QR_CHARGE_NOT_FOUND, QR_PAYLOAD_INVALID, QR_SIGNATURE_INVALID, QR_AMOUNT_CHANGE_NOT_SUPPORTED, CHARGE_AMOUNT_MISMATCH; 409 CHARGE_ALREADY_PAID, CHARGE_EXPIRED, CHARGE_REMOVED).
          */
         post: operations["payPixQrCode"];
         delete?: never;
@@ -292,7 +292,7 @@ export interface paths {
         };
         /**
          * A charge's dynamic BR Code location: its payload (API Pix `cob`) as a JWS signed with the platform's key
-         * @description What a payer's institution fetches when a holder scans a charge. The JWS header carries `alg`, `kid` and `jku` (this host's /pix/jwks.json). Paid, refunded and expired charges are served too: their `status` and `calendario` say why they cannot be paid.
+         * @description What a payer's institution fetches when a holder scans a charge. The JWS header carries `alg`, `typ` (`JWS`), `kid` and `jku` (this host's /pix/jwks.json), and with a signing certificate its thumbprints `x5t` and `x5t#S256`. Paid, refunded and expired charges are served too: their `status` and `calendario` say why they cannot be paid. Limited per client address (429 RATE_LIMITED).
          */
         get: operations["readChargeLocation"];
         put?: never;
@@ -525,7 +525,7 @@ export interface components {
         };
         AuthenticationResult: {
             /**
-             * @description JWT (HS256): send as Authorization: Bearer <token>
+             * @description JWT (HS256): send as `Authorization: Bearer <token>`
              * @example eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIzZjJiIn0.c2lnbmF0dXJl
              */
             token: string;
@@ -660,7 +660,7 @@ export interface components {
              */
             approvalRequestId: string;
             /** @enum {string} */
-            status: "PENDING" | "APPROVED" | "EXECUTED" | "FAILED" | "REJECTED" | "EXPIRED";
+            status: "PENDING" | "APPROVED" | "EXECUTED" | "FAILED" | "REJECTED" | "EXPIRED" | "CANCELLED";
             /**
              * Format: date-time
              * @example 2026-11-23T13:45:07.123Z
@@ -722,7 +722,7 @@ export interface components {
              */
             approvalRequestId: string;
             /** @enum {string} */
-            status: "PENDING" | "APPROVED" | "EXECUTED" | "FAILED" | "REJECTED" | "EXPIRED";
+            status: "PENDING" | "APPROVED" | "EXECUTED" | "FAILED" | "REJECTED" | "EXPIRED" | "CANCELLED";
             /** @enum {string} */
             kind: "TEV" | "PIX";
             /**
@@ -735,6 +735,8 @@ export interface components {
             destination: components["schemas"]["TevDestination"] | components["schemas"]["PixDestination"];
             description: string | null;
             externalRef: string | null;
+            /** @description Why a CANCELLED request was cancelled: DUAL_APPROVAL_DISABLED, the account's dual approval was turned off while it waited (send the payment again) */
+            cancelReason: string | null;
             /**
              * Format: date-time
              * @example 2026-11-22T13:45:07.123Z
@@ -870,6 +872,12 @@ export interface components {
             y?: string;
             n?: string;
             e?: string;
+            /** @description PIX_SIGNING_CERT's chain, the key's certificate first (DER, standard base64) */
+            x5c?: string[];
+            /** @description SHA-1 thumbprint of the key's certificate (base64url) */
+            x5t?: string;
+            /** @description SHA-256 thumbprint of the key's certificate (base64url) */
+            "x5t#S256"?: string;
         };
         Statement: {
             transactions: components["schemas"]["StatementTransaction"][];
@@ -945,7 +953,7 @@ export interface components {
             /** @example 1000024 */
             account: string;
             /**
-             * @description CPF or CNPJ, digits only; may be masked on outgoing Pix
+             * @description CPF or CNPJ, digits only, except an outgoing Pix's receiver's CPF: masked as `***.456.789-**` (4th to 9th digits kept)
              * @example 11144477735
              */
             document?: string | null;
@@ -1012,9 +1020,8 @@ export interface components {
             /** @example e5n8q2w7x1c4v9b3m6k0z7r2 */
             id: string;
             /**
-             * Format: uuid
-             * @description The account the entry is posted to
-             * @example 8c5e2f1a-7b3d-4c9e-a2f6-1d0b9e8c7a65
+             * @description The internal id (`coreAccountId`) of the account the entry is posted to
+             * @example co8n2m5q1w7x4z0b3v6c9k2r
              */
             accountId: string;
             /**
@@ -1446,12 +1453,12 @@ export interface components {
                 /**
                  * @example {
                  *       "code": "APPROVAL_ALREADY_DECIDED",
-                 *       "message": "This approval request was already decided or has expired"
+                 *       "message": "This approval request was already decided, was cancelled or has expired"
                  *     }
                  */
                 "application/json": components["schemas"]["Error"] & {
                     /**
-                     * @description This approval request was already decided or has expired
+                     * @description This approval request was already decided, was cancelled or has expired
                      * @enum {string}
                      */
                     code?: "APPROVAL_ALREADY_DECIDED";
@@ -1482,7 +1489,7 @@ export interface components {
         };
     };
     parameters: {
-        /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128. */
+        /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128 (e.g. `checkout-7f3a`). */
         RequestId: string;
     };
     requestBodies: never;
@@ -1498,7 +1505,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128. */
+                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128 (e.g. `checkout-7f3a`). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -1547,7 +1554,7 @@ export interface operations {
                     "application/json": {
                         person: components["schemas"]["Holder"];
                         /**
-                         * @description JWT (HS256): send as Authorization: Bearer <token>
+                         * @description JWT (HS256): send as `Authorization: Bearer <token>`
                          * @example eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIzZjJiIn0.c2lnbmF0dXJl
                          */
                         token: string;
@@ -1619,7 +1626,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128. */
+                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128 (e.g. `checkout-7f3a`). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -1668,7 +1675,7 @@ export interface operations {
                     "application/json": {
                         company: components["schemas"]["Holder"];
                         /**
-                         * @description JWT (HS256): send as Authorization: Bearer <token>
+                         * @description JWT (HS256): send as `Authorization: Bearer <token>`
                          * @example eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIzZjJiIn0.c2lnbmF0dXJl
                          */
                         token: string;
@@ -1740,7 +1747,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128. */
+                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128 (e.g. `checkout-7f3a`). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -1868,7 +1875,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128. */
+                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128 (e.g. `checkout-7f3a`). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -1968,7 +1975,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128. */
+                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128 (e.g. `checkout-7f3a`). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -2038,7 +2045,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128. */
+                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128 (e.g. `checkout-7f3a`). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -2133,7 +2140,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128. */
+                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128 (e.g. `checkout-7f3a`). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -2218,7 +2225,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128. */
+                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128 (e.g. `checkout-7f3a`). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -2346,7 +2353,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128. */
+                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128 (e.g. `checkout-7f3a`). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description UUID recommended; the same key returns the original result */
                 "idempotency-key"?: string;
@@ -2545,10 +2552,10 @@ export interface operations {
                 limit?: number;
                 /** @description pagination.nextCursor of the previous page, unchanged */
                 cursor?: string;
-                status?: "PENDING" | "APPROVED" | "EXECUTED" | "FAILED" | "REJECTED" | "EXPIRED";
+                status?: "PENDING" | "APPROVED" | "EXECUTED" | "FAILED" | "REJECTED" | "EXPIRED" | "CANCELLED";
             };
             header?: {
-                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128. */
+                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128 (e.g. `checkout-7f3a`). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -2578,6 +2585,7 @@ export interface operations {
                      *           },
                      *           "description": "Aluguel de novembro",
                      *           "externalRef": null,
+                     *           "cancelReason": null,
                      *           "createdAt": "2026-11-22T13:45:07.123Z",
                      *           "expiresAt": "2026-11-23T13:45:07.123Z",
                      *           "decidedAt": "2026-11-22T14:02:51.480Z",
@@ -2638,7 +2646,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128. */
+                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128 (e.g. `checkout-7f3a`). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -2668,6 +2676,7 @@ export interface operations {
                      *       },
                      *       "description": "Aluguel de novembro",
                      *       "externalRef": null,
+                     *       "cancelReason": null,
                      *       "createdAt": "2026-11-22T13:45:07.123Z",
                      *       "expiresAt": "2026-11-23T13:45:07.123Z",
                      *       "decidedAt": "2026-11-22T14:02:51.480Z",
@@ -2719,7 +2728,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128. */
+                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128 (e.g. `checkout-7f3a`). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -2758,6 +2767,7 @@ export interface operations {
                      *       },
                      *       "description": "Aluguel de novembro",
                      *       "externalRef": null,
+                     *       "cancelReason": null,
                      *       "createdAt": "2026-11-22T13:45:07.123Z",
                      *       "expiresAt": "2026-11-23T13:45:07.123Z",
                      *       "decidedAt": "2026-11-22T14:02:51.480Z",
@@ -2858,7 +2868,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128. */
+                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128 (e.g. `checkout-7f3a`). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -2897,6 +2907,7 @@ export interface operations {
                      *       },
                      *       "description": "Aluguel de novembro",
                      *       "externalRef": null,
+                     *       "cancelReason": null,
                      *       "createdAt": "2026-11-22T13:45:07.123Z",
                      *       "expiresAt": "2026-11-23T13:45:07.123Z",
                      *       "decidedAt": "2026-11-22T14:02:51.480Z",
@@ -2993,7 +3004,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128. */
+                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128 (e.g. `checkout-7f3a`). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description UUID recommended; the same key returns the original result */
                 "idempotency-key"?: string;
@@ -3149,7 +3160,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128. */
+                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128 (e.g. `checkout-7f3a`). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description UUID recommended; the same key returns the original result */
                 "idempotency-key"?: string;
@@ -3291,7 +3302,7 @@ export interface operations {
             };
             413: components["responses"]["PAYLOAD_TOO_LARGE"];
             415: components["responses"]["UNSUPPORTED_MEDIA_TYPE"];
-            /** @description INSUFFICIENT_BALANCE, SOURCE_NOT_ACTIVE, PIX_KEY_NOT_FOUND, QR_LOCATION_UNAVAILABLE, QR_CHARGE_NOT_FOUND, QR_PAYLOAD_INVALID, QR_SIGNATURE_INVALID, CHARGE_AMOUNT_MISMATCH */
+            /** @description INSUFFICIENT_BALANCE, SOURCE_NOT_ACTIVE, PIX_KEY_NOT_FOUND, QR_LOCATION_UNAVAILABLE, QR_LOCATION_INVALID, QR_CHARGE_NOT_FOUND, QR_PAYLOAD_INVALID, QR_SIGNATURE_INVALID, QR_AMOUNT_CHANGE_NOT_SUPPORTED, CHARGE_AMOUNT_MISMATCH */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3310,13 +3321,15 @@ export interface operations {
                          *     - `SOURCE_NOT_ACTIVE`: The account may not move money
                          *     - `PIX_KEY_NOT_FOUND`: No account answers for this Pix key
                          *     - `QR_LOCATION_UNAVAILABLE`: The dynamic BR Code's location could not be read (unreachable, refused address, timeout, or an unexpected answer)
+                         *     - `QR_LOCATION_INVALID`: The dynamic BR Code's location names this platform but is not a charge location it issued (a query, a trailing slash or another spelling)
                          *     - `QR_CHARGE_NOT_FOUND`: The receiver's institution serves no charge at the dynamic BR Code's location (404 or 410)
                          *     - `QR_PAYLOAD_INVALID`: The location's answer is not a valid Pix charge payload (not a JWS, a field missing or malformed, another txid)
-                         *     - `QR_SIGNATURE_INVALID`: The charge's payload is not signed by the receiver's institution (altered, unknown key, key set on another host)
+                         *     - `QR_SIGNATURE_INVALID`: The charge's payload is not signed by the receiver's institution (altered, unsigned, unknown key, key set on another host)
+                         *     - `QR_AMOUNT_CHANGE_NOT_SUPPORTED`: The charge lets the payer change its amount (modalidadeAlteracao 1), which this platform does not pay
                          *     - `CHARGE_AMOUNT_MISMATCH`: This charge must be paid with exactly its amount
                          * @enum {string}
                          */
-                        code?: "INSUFFICIENT_BALANCE" | "SOURCE_NOT_ACTIVE" | "PIX_KEY_NOT_FOUND" | "QR_LOCATION_UNAVAILABLE" | "QR_CHARGE_NOT_FOUND" | "QR_PAYLOAD_INVALID" | "QR_SIGNATURE_INVALID" | "CHARGE_AMOUNT_MISMATCH";
+                        code?: "INSUFFICIENT_BALANCE" | "SOURCE_NOT_ACTIVE" | "PIX_KEY_NOT_FOUND" | "QR_LOCATION_UNAVAILABLE" | "QR_LOCATION_INVALID" | "QR_CHARGE_NOT_FOUND" | "QR_PAYLOAD_INVALID" | "QR_SIGNATURE_INVALID" | "QR_AMOUNT_CHANGE_NOT_SUPPORTED" | "CHARGE_AMOUNT_MISMATCH";
                     };
                 };
             };
@@ -3331,7 +3344,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128. */
+                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128 (e.g. `checkout-7f3a`). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -3349,7 +3362,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /** @example eyJhbGciOiJFUzI1NiIsImtpZCI6Ii4uLiIsImprdSI6Imh0dHBzOi8vYmFuay5leGFtcGxlL3BpeC9qd2tzLmpzb24ifQ.eyJ0eGlkIjoiLi4uIn0.c2lnbmF0dXJl */
+                    /** @example eyJhbGciOiJFUzI1NiIsInR5cCI6IkpXUyIsImtpZCI6Ii4uLiIsImprdSI6Imh0dHBzOi8vYmFuay5leGFtcGxlL3BpeC9qd2tzLmpzb24ifQ.eyJ0eGlkIjoiLi4uIn0.c2lnbmF0dXJl */
                     "application/jose": string;
                 };
             };
@@ -3377,6 +3390,7 @@ export interface operations {
             408: components["responses"]["REQUEST_TIMEOUT"];
             413: components["responses"]["PAYLOAD_TOO_LARGE"];
             415: components["responses"]["UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["RATE_LIMITED"];
             431: components["responses"]["HEADERS_TOO_LARGE"];
             500: components["responses"]["INTERNAL_ERROR"];
             503: components["responses"]["UNAVAILABLE"];
@@ -3386,7 +3400,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128. */
+                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128 (e.g. `checkout-7f3a`). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -3440,7 +3454,7 @@ export interface operations {
                 cursor?: string;
             };
             header?: {
-                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128. */
+                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128 (e.g. `checkout-7f3a`). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -3550,7 +3564,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128. */
+                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128 (e.g. `checkout-7f3a`). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -3583,7 +3597,7 @@ export interface operations {
                      *       "entries": [
                      *         {
                      *           "id": "e5n8q2w7x1c4v9b3m6k0z7r2",
-                     *           "accountId": "8c5e2f1a-7b3d-4c9e-a2f6-1d0b9e8c7a65",
+                     *           "accountId": "co8n2m5q1w7x4z0b3v6c9k2r",
                      *           "amount": "-1050",
                      *           "balanceAfter": "8950",
                      *           "kind": "PRIMARY",
@@ -3653,7 +3667,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128. */
+                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128 (e.g. `checkout-7f3a`). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -3688,7 +3702,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128. */
+                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128 (e.g. `checkout-7f3a`). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -3768,7 +3782,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128. */
+                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128 (e.g. `checkout-7f3a`). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -3845,7 +3859,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128. */
+                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128 (e.g. `checkout-7f3a`). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -3950,7 +3964,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128. */
+                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128 (e.g. `checkout-7f3a`). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;

@@ -119,7 +119,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Deliver one event to the endpoint again: a new round of attempts with the same webhook-id */
+        /**
+         * Deliver one event to the endpoint again: a new round of attempts with the same webhook-id
+         * @description Starts a new round only when the delivery is not PENDING: while a round is still pending (its attempts go on), the call answers that round and starts nothing, so repeating it is harmless. Calls are limited per API key and endpoint (`WEBHOOK_REDELIVER_MAX_PER_MINUTE`, 60 a minute by default); more are 429 `RATE_LIMITED`.
+         */
         post: operations["redeliverWebhookEvent"];
         delete?: never;
         options?: never;
@@ -176,7 +179,7 @@ export interface paths {
         put?: never;
         /**
          * Return part or all of what a paid charge received to its payer (event pix.charge.refunded)
-         * @description Debits the account by amountCents (the receive fee is not returned). The refunds of a charge never add up to more than it received. A retry with the same Idempotency-Key and amount returns the original refund.
+         * @description Debits the account by amountCents (the receive fee is not returned) and sends the money back to the payer through the Pix provider (a payer who is a holder of the platform is credited within seconds). The refunds of a charge never add up to more than it received. A retry with the same Idempotency-Key and amount returns the original refund.
          */
         post: operations["refundCharge"];
         delete?: never;
@@ -492,7 +495,10 @@ export interface components {
                 beneficiaryPixKey: string;
                 /** @example 12345678 */
                 beneficiaryAccount: string;
-                /** @example 11144477735 */
+                /**
+                 * @description The receiver's CNPJ, or its CPF masked as the payer is shown it (4th to 9th digits)
+                 * @example ***.444.777-**
+                 */
                 beneficiaryDocument: string;
                 /** @enum {string} */
                 beneficiaryPixKeyType: "CPF" | "CNPJ" | "EMAIL" | "PHONE" | "EVP";
@@ -845,7 +851,7 @@ export interface components {
              */
             approvalRequestId: string;
             /** @enum {string} */
-            status: "PENDING" | "APPROVED" | "EXECUTED" | "FAILED" | "REJECTED" | "EXPIRED";
+            status: "PENDING" | "APPROVED" | "EXECUTED" | "FAILED" | "REJECTED" | "EXPIRED" | "CANCELLED";
             /**
              * Format: date-time
              * @example 2026-11-23T13:45:07.123Z
@@ -1104,7 +1110,10 @@ export interface components {
             eventId: string;
             /** @enum {string} */
             status: "PENDING";
-            /** @example 2 */
+            /**
+             * @description The new round, or the pending one
+             * @example 2
+             */
             round: number;
         };
         PixCharge: {
@@ -1116,7 +1125,7 @@ export interface components {
              */
             txid: string;
             /**
-             * @description Dynamic Pix BR Code ("copia e cola") with the amount; its location URL ends with /pix/cob/<txid>
+             * @description Dynamic Pix BR Code ("copia e cola") with the amount; its location URL ends with `/pix/cob/<txid>`
              * @example 00020101021226770014br.gov.bcb.pix2555127.0.0.1:3000/pix/cob/Kq3v9x0k2m8w4r7y1b5n6c2zA4s7d1f9520400005303986540550.005802BR5914MARIA DA SILVA6009SAO PAULO62070503***6304E7AA
              */
             brCode: string;
@@ -1484,6 +1493,28 @@ export interface components {
                 };
             };
         };
+        /** @description RATE_LIMITED */
+        RATE_LIMITED: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "RATE_LIMITED",
+                 *       "message": "Too many attempts; try again later"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"] & {
+                    /**
+                     * @description Too many attempts; try again later
+                     * @enum {string}
+                     */
+                    code?: "RATE_LIMITED";
+                };
+            };
+        };
         /** @description AMOUNT_BELOW_RECEIVE_FEE */
         AMOUNT_BELOW_RECEIVE_FEE: {
             headers: {
@@ -1508,7 +1539,7 @@ export interface components {
         };
     };
     parameters: {
-        /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128. */
+        /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128 (e.g. `checkout-7f3a`). */
         RequestId: string;
     };
     requestBodies: never;
@@ -1524,7 +1555,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128. */
+                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128 (e.g. `checkout-7f3a`). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description Selects the account when the key reaches several */
                 "x-pix-account-id"?: string;
@@ -1736,7 +1767,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128. */
+                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128 (e.g. `checkout-7f3a`). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description Selects the account when the key reaches several */
                 "x-pix-account-id"?: string;
@@ -1792,7 +1823,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128. */
+                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128 (e.g. `checkout-7f3a`). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -1844,7 +1875,7 @@ export interface operations {
                 cursor?: string;
             };
             header?: {
-                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128. */
+                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128 (e.g. `checkout-7f3a`). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -1908,7 +1939,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128. */
+                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128 (e.g. `checkout-7f3a`). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description UUID recommended; the same key returns the original result */
                 "idempotency-key": string;
@@ -2007,7 +2038,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128. */
+                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128 (e.g. `checkout-7f3a`). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -2056,7 +2087,7 @@ export interface operations {
                 cursor?: string;
             };
             header?: {
-                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128. */
+                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128 (e.g. `checkout-7f3a`). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -2127,7 +2158,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128. */
+                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128 (e.g. `checkout-7f3a`). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -2140,7 +2171,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Redelivery scheduled */
+            /** @description Redelivery scheduled, or the round still pending */
             202: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2166,6 +2197,7 @@ export interface operations {
             409: components["responses"]["WEBHOOK_DISABLED"];
             413: components["responses"]["PAYLOAD_TOO_LARGE"];
             415: components["responses"]["UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["RATE_LIMITED"];
             431: components["responses"]["HEADERS_TOO_LARGE"];
             500: components["responses"]["INTERNAL_ERROR"];
             503: components["responses"]["UNAVAILABLE"];
@@ -2181,7 +2213,7 @@ export interface operations {
                 status?: "ACTIVE" | "PAID" | "EXPIRED";
             };
             header?: {
-                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128. */
+                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128 (e.g. `checkout-7f3a`). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -2246,7 +2278,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128. */
+                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128 (e.g. `checkout-7f3a`). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description UUID recommended; the same key returns the original result */
                 "idempotency-key": string;
@@ -2359,7 +2391,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128. */
+                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128 (e.g. `checkout-7f3a`). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -2413,7 +2445,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128. */
+                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128 (e.g. `checkout-7f3a`). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description UUID recommended; the same key returns the original result */
                 "idempotency-key": string;
@@ -2563,7 +2595,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128. */
+                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128 (e.g. `checkout-7f3a`). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -2685,7 +2717,7 @@ export interface operations {
                  *         "beneficiaryBranch": "0001",
                  *         "beneficiaryPixKey": "joao@example.com",
                  *         "beneficiaryAccount": "12345678",
-                 *         "beneficiaryDocument": "11144477735",
+                 *         "beneficiaryDocument": "***.444.777-**",
                  *         "beneficiaryPixKeyType": "EMAIL",
                  *         "beneficiaryAccountType": "CACC",
                  *         "beneficiaryInstitution": "Banco Sandbox S.A."
