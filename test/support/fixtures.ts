@@ -3,6 +3,8 @@ import { adminOk } from './admin.ts';
 import { http } from './http.ts';
 import type { Platform } from './platform.ts';
 
+export { waitFor } from './wait.ts';
+
 function withCheckDigits(base: number[], weights1: number[], weights2: number[]): string {
   const digit = (ds: number[], ws: number[]) => {
     const rest = ds.reduce((a, d, i) => a + d * ws[i]!, 0) % 11;
@@ -97,15 +99,6 @@ export async function onboarded(platform: Platform, tenantId: string, type: 'PER
   return { ...r, token: auth.body.token, holder: auth.body.entity, account: auth.body.accounts[0], pin: PIN };
 }
 
-export async function waitFor<T>(probe: () => Promise<T | undefined | null | false>, timeoutMs = 45_000, what = 'condition'): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 /** Funds an account through the sandbox incoming Pix (the real ledger path). */
 export async function fund(platform: Platform, tenantId: string, accountId: string, amountCents: number | string) {

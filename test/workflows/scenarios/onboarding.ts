@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { OnboardingActivities } from '../../../activities/onboarding.ts';
 import { startWorkflow } from '../../../src/temporal/workflow-start.ts';
 import { kycPageOpened, kycResultReceived, onboardingStart, onboardingState, type KycResult, type OnboardingState } from '../../../workflows/contracts/onboarding.ts';
-import { waitFor } from '../../support/fixtures.ts';
+import { waitFor } from '../../support/wait.ts';
 import type { ScenarioRun, WorkflowHarness } from '../support/harness.ts';
 import { ActivityLog } from '../support/stubs.ts';
 

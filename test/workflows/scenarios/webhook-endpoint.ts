@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { WebhookActivities } from '../../../activities/webhooks.ts';
 import { startWorkflow } from '../../../src/temporal/workflow-start.ts';
 import { wake, webhookEndpointWake, type BatchOutcome } from '../../../workflows/contracts/webhook-endpoint.ts';
-import { waitFor } from '../../support/fixtures.ts';
+import { waitFor } from '../../support/wait.ts';
 import type { ScenarioRun, WorkflowHarness } from '../support/harness.ts';
 import { ActivityLog, inTurn } from '../support/stubs.ts';
 
