@@ -2,8 +2,9 @@ import { randomInt, randomUUID } from 'node:crypto';
 import { adminOk } from './admin.ts';
 import { http } from './http.ts';
 import type { Platform } from './platform.ts';
+import { waitFor } from './wait.ts';
 
-export { waitFor } from './wait.ts';
+export { waitFor };
 
 function withCheckDigits(base: number[], weights1: number[], weights2: number[]): string {
   const digit = (ds: number[], ws: number[]) => {
