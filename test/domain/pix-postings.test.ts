@@ -8,6 +8,7 @@ import { describe, expect, test } from '@jest/globals';
 import { Account } from '../../src/accounts/entities.ts';
 import { feeRevenueAccountId, InsufficientBalance, lockAccounts, postMovements, settlementAccountId, type MovementInput } from '../../src/ledger/posting.ts';
 import { receivePix } from '../../src/pix/incoming.ts';
+import { MASK_PAYER_VISIBLE_CPF } from '../../src/persistence/migrations/Migration20261124000500_mask_payer_visible_cpf.ts';
 import { openPayout, receivePayoutReturn, recordPayout, refundPayout, reversePayout, settlePayout } from '../../src/pix/payouts.ts';
 import { sql } from '../support/db.ts';
 import { balanceOf } from '../support/ledger.ts';
@@ -125,6 +126,23 @@ describe('a payout', () => {
       { source: 'SETTLEMENT', status: 'DONE', payout_status: null },
     ]);
     expect(await balances(w)).toEqual(debited);
+  });
+
+  test("the receiver's CPF is stored as the payer may see it; one recorded whole before that is masked by the upgrade", async () => {
+    const w = await world();
+    const payoutId = await payout(w, 1_500n);
+    await openPayout(db.em(), payoutId);
+    const shown = async () => ({
+      payout: (await sql(`select beneficiary->>'document' as d from pix_payout where id = $1`, [payoutId]))[0].d,
+      debit: (await sql(`select metadata->'beneficiary'->>'document' as d from movement where operation_id = $1 and source = 'PIX_OUT'`, [payoutId]))[0].d,
+    });
+    expect(await shown()).toEqual({ payout: '***.456.789-**', debit: '***.456.789-**' });
+
+    // As a payout recorded before the mask existed had it.
+    await sql(`update pix_payout set beneficiary = jsonb_set(beneficiary, '{document}', '"12345678909"') where id = $1`, [payoutId]);
+    await sql(`update movement set metadata = jsonb_set(metadata, '{beneficiary,document}', '"12345678909"') where operation_id = $1 and source = 'PIX_OUT'`, [payoutId]);
+    for (const statement of MASK_PAYER_VISIBLE_CPF) await sql(statement);
+    expect(await shown()).toEqual({ payout: '***.456.789-**', debit: '***.456.789-**' });
   });
 
   test('a balance that covers the amount but not the fee: REJECTED with INSUFFICIENT_BALANCE, nothing moves', async () => {
