@@ -6,7 +6,7 @@ import { keptFile } from './shared/kept-file.ts';
 import { z } from './shared/zod.ts';
 
 /** The files, in the data directory, of the secrets a machine generates for itself when the environment does not set them. */
-const GENERATED_SECRET_FILES = { JWT_SECRET: 'jwt-secret', KEY_PEPPER: 'key-pepper' } as const;
+const GENERATED_SECRET_FILES = { JWT_SECRET: 'jwt-secret', KEY_PEPPER: 'key-pepper', PIX_PROVIDER_WEBHOOK_SECRET: 'pix-provider-webhook-secret' } as const;
 
 /** The embedded PostgreSQL that `npm start` runs when DATABASE_URL is not set. */
 export const EMBEDDED_DATABASE = { port: 5433, user: 'postgres', password: 'postgres', database: 'banking' } as const;
@@ -17,6 +17,10 @@ const port = z.coerce.number().int().min(0).max(65535);
 const flag = z.enum(['0', '1', 'true', 'false']).transform((v) => v === '1' || v === 'true');
 const positiveMs = z.coerce.number().int().positive();
 const secret = z.string().min(32, 'must be at least 32 characters');
+/** A Standard Webhooks secret: `whsec_` and the base64 of at least 24 random bytes (the key itself). */
+const webhookSecret = z
+  .string()
+  .refine((s) => /^whsec_[A-Za-z0-9+/]+={0,2}$/.test(s) && Buffer.from(s.slice('whsec_'.length), 'base64').length >= 24, 'must be whsec_ and the base64 of at least 24 bytes');
 
 /** A `host` or `host:port` exactly as a URL writes it (lowercase, no default port), as a location's host is compared. */
 function isHostAndPort(entry: string): boolean {
@@ -55,6 +59,13 @@ const schema = z
      */
     JWT_SECRET: secret.optional(),
     KEY_PEPPER: secret.optional(),
+    /**
+     * Keys the signatures of the Pix provider's notifications (`POST /v1/pix/provider/notifications`), shared with the
+     * provider. Unset: generated and kept in ./data like JWT_SECRET; production must set it.
+     */
+    PIX_PROVIDER_WEBHOOK_SECRET: webhookSecret.optional(),
+    /** Notifications of the Pix provider accepted per client address per minute. */
+    PIX_PROVIDER_NOTIFICATIONS_MAX_PER_MINUTE: z.coerce.number().int().positive().default(6000),
     SANDBOX: flag.default(false),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     JSON_BODY_LIMIT: z.string().regex(/^\d+(b|kb|mb)$/i, 'must look like 100kb').default('100kb'),
@@ -150,6 +161,9 @@ const schema = z
         ctx.addIssue({ code: 'custom', path: [name], message: 'production requires it: the same value, of at least 32 characters, in every process' });
       }
     }
+    if (env.PIX_PROVIDER_WEBHOOK_SECRET === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['PIX_PROVIDER_WEBHOOK_SECRET'], message: 'production requires it: the secret the Pix provider signs its notifications with (whsec_…)' });
+    }
   });
 
 type Secrets = { [name in keyof typeof GENERATED_SECRET_FILES]: string };
@@ -165,9 +179,16 @@ export class ConfigError extends Error {
   }
 }
 
+/** How a generated secret writes its 32 random bytes: as its variable takes them. */
+const SECRET_FORMS: Record<keyof Secrets, (bytes: Buffer) => string> = {
+  JWT_SECRET: (bytes) => bytes.toString('base64url'),
+  KEY_PEPPER: (bytes) => bytes.toString('base64url'),
+  PIX_PROVIDER_WEBHOOK_SECRET: (bytes) => `whsec_${bytes.toString('base64')}`,
+};
+
 /** A secret of this machine: the one kept in `dataDir`, or a new one that every later load reads. */
 const generatedSecret = (dataDir: string, name: keyof Secrets) =>
-  keptFile(join(dataDir, GENERATED_SECRET_FILES[name]), () => randomBytes(32).toString('base64url')).trim();
+  keptFile(join(dataDir, GENERATED_SECRET_FILES[name]), () => SECRET_FORMS[name](randomBytes(32))).trim();
 
 /**
  * Reads the environment; empty strings count as unset so `VAR=` falls back to the default. The secrets the environment
@@ -182,6 +203,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, dataDir = 'data
     ...c,
     JWT_SECRET: c.JWT_SECRET ?? generatedSecret(dataDir, 'JWT_SECRET'),
     KEY_PEPPER: c.KEY_PEPPER ?? generatedSecret(dataDir, 'KEY_PEPPER'),
+    PIX_PROVIDER_WEBHOOK_SECRET: c.PIX_PROVIDER_WEBHOOK_SECRET ?? generatedSecret(dataDir, 'PIX_PROVIDER_WEBHOOK_SECRET'),
     publicBaseUrl: (c.PUBLIC_BASE_URL ?? `http://${c.HOST}:${c.PORT}`).replace(/\/$/, ''),
     publicApiUrl: (c.PUBLIC_API_URL ?? `http://${c.HOST}:${c.API_PORT}`).replace(/\/$/, ''),
   };

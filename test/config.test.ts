@@ -6,6 +6,9 @@ import { describe, expect, test } from '@jest/globals';
 import { ConfigError, EMBEDDED_DATABASE_URL, loadConfig } from '../src/config.ts';
 import { signingCertificate } from './support/pix-signing.ts';
 
+/** A Pix provider's notification secret in the form the standardwebhooks library takes. */
+const WEBHOOK_SECRET = `whsec_${Buffer.alloc(24, 7).toString('base64')}`;
+
 /** A data directory that does not exist yet, as on a fresh install. */
 const freshDataDir = () => join(mkdtempSync(join(tmpdir(), 'config-test-')), 'data');
 
@@ -30,6 +33,8 @@ describe('loadConfig', () => {
     ['DATABASE_URL', { DATABASE_URL: 'mysql://x@y/z' }],
     ['TEMPORAL_ADDRESS', { TEMPORAL_ADDRESS: 'no-port' }],
     ['JWT_SECRET', { JWT_SECRET: 'short' }],
+    ['PIX_PROVIDER_WEBHOOK_SECRET', { PIX_PROVIDER_WEBHOOK_SECRET: 's'.repeat(40) }],
+    ['PIX_PROVIDER_WEBHOOK_SECRET', { PIX_PROVIDER_WEBHOOK_SECRET: 'whsec_c2hvcnQ=' }],
     ['SANDBOX', { SANDBOX: 'maybe' }],
     ['LOG_LEVEL', { LOG_LEVEL: 'loud' }],
   ])('a bad %s is refused with a message naming it', (variable, env) => {
@@ -50,7 +55,8 @@ describe('loadConfig', () => {
     expect(Buffer.from(first.JWT_SECRET, 'base64url')).toHaveLength(32);
     expect(Buffer.from(first.KEY_PEPPER, 'base64url')).toHaveLength(32);
     expect(first.KEY_PEPPER).not.toBe(first.JWT_SECRET);
-    expect(readdirSync(dataDir).sort()).toEqual(['jwt-secret', 'key-pepper']);
+    expect(readdirSync(dataDir).sort()).toEqual(['jwt-secret', 'key-pepper', 'pix-provider-webhook-secret']);
+    expect(first.PIX_PROVIDER_WEBHOOK_SECRET).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     for (const [file, value] of [['jwt-secret', first.JWT_SECRET], ['key-pepper', first.KEY_PEPPER]] as const) {
       expect(readFileSync(join(dataDir, file), 'utf8')).toBe(value);
       expect(statSync(join(dataDir, file)).mode & 0o777).toBe(0o600);
@@ -64,7 +70,7 @@ describe('loadConfig', () => {
 
   test('secrets set in the environment win, and nothing is generated', () => {
     const dataDir = freshDataDir();
-    const c = loadConfig({ JWT_SECRET: 's'.repeat(40), KEY_PEPPER: 'p'.repeat(40) }, dataDir);
+    const c = loadConfig({ JWT_SECRET: 's'.repeat(40), KEY_PEPPER: 'p'.repeat(40), PIX_PROVIDER_WEBHOOK_SECRET: WEBHOOK_SECRET }, dataDir);
     expect([c.JWT_SECRET, c.KEY_PEPPER]).toEqual(['s'.repeat(40), 'p'.repeat(40)]);
     expect(existsSync(dataDir)).toBe(false);
   });
@@ -74,7 +80,8 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ NODE_ENV: 'production' }, dataDir)).toThrow(/JWT_SECRET: production requires it[^]*KEY_PEPPER: production requires it/);
     expect(() => loadConfig({ NODE_ENV: 'production', KEY_PEPPER: 'p'.repeat(40) }, dataDir)).toThrow(/JWT_SECRET/);
     expect(existsSync(dataDir)).toBe(false);
-    const c = loadConfig({ NODE_ENV: 'production', JWT_SECRET: 's'.repeat(40), KEY_PEPPER: 'p'.repeat(40), PUBLIC_BASE_URL: 'https://bank.example.com' }, dataDir);
+    expect(() => loadConfig({ NODE_ENV: 'production', JWT_SECRET: 's'.repeat(40), KEY_PEPPER: 'p'.repeat(40), PUBLIC_BASE_URL: 'https://bank.example.com' }, dataDir)).toThrow(/PIX_PROVIDER_WEBHOOK_SECRET: production requires it/);
+    const c = loadConfig({ NODE_ENV: 'production', JWT_SECRET: 's'.repeat(40), KEY_PEPPER: 'p'.repeat(40), PIX_PROVIDER_WEBHOOK_SECRET: WEBHOOK_SECRET, PUBLIC_BASE_URL: 'https://bank.example.com' }, dataDir);
     expect(c.NODE_ENV).toBe('production');
   });
 

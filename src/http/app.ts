@@ -49,6 +49,11 @@ function documentHealth(registry: OpenAPIRegistry): void {
   });
 }
 
+type RawBodyRequest = express.Request & { rawBody?: Buffer };
+
+/** The body exactly as received (empty when there was none), for a signature over its bytes. */
+export const rawBodyOf = (req: express.Request): Buffer => (req as RawBodyRequest).rawBody ?? Buffer.alloc(0);
+
 /** Builds one of the two Express apps with the behaviour both share: ids, logs, limits, health, docs, errors. */
 export function createHttpApp(options: HttpAppOptions): Express {
   const { logger } = options;
@@ -74,7 +79,17 @@ export function createHttpApp(options: HttpAppOptions): Express {
       },
     }),
   );
-  app.use(express.json({ limit: options.bodyLimit, strict: true, type: ['application/json', 'application/*+json'] }));
+  app.use(
+    express.json({
+      limit: options.bodyLimit,
+      strict: true,
+      type: ['application/json', 'application/*+json'],
+      // Kept for the routes that verify a signature over the exact bytes received (the Pix provider's notifications).
+      verify: (req, _res, raw) => {
+        (req as { rawBody?: Buffer }).rawBody = raw;
+      },
+    }),
+  );
   app.use((_req, res, next) => {
     const timer = setTimeout(() => {
       if (res.headersSent) return;

@@ -1,6 +1,7 @@
 import { Router, type Express } from 'express';
 import { registerFeeRoutes } from '../fees/routes.ts';
 import { registerPixChargeRoutes } from '../pix/charge-routes.ts';
+import { registerPixProviderNotificationRoutes } from '../pix/provider-notification-routes.ts';
 import type { Services } from '../services.ts';
 import { apiKeyAuthenticator } from '../tenants/api-key-auth.ts';
 import { registerIntegrationTevRoutes } from '../transfers/integration-routes.ts';
@@ -21,6 +22,7 @@ export function createIntegrationApp(services: Services): Express {
   registerWebhookRoutes(router, registry, services, auth);
   registerWebhookDeliveryRoutes(router, registry, services, auth);
   registerPixChargeRoutes(router, registry, services, auth);
+  registerPixProviderNotificationRoutes(router, registry, services);
   documentWebhookEvents(registry);
   return createHttpApp({
     name: 'Integration API',

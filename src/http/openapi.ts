@@ -49,6 +49,7 @@ const TAGS: Record<string, string> = {
   Approvals: 'Dual approval: payments of an account held for a second holder to approve or reject.',
   Pix: 'Pix payments by key or static BR Code.',
   'Pix charges': 'Charges (cobranças): a txid and a dynamic BR Code the payer pays once.',
+  'Pix provider': "Called by the platform's Pix provider (PSP), not by integrators: its signed notifications of payouts and incoming Pix.",
   Statements: 'Account transactions of a date range, with cursor pagination.',
   Payouts: 'The status and ledger entries of a sent payment, of any channel.',
   Fees: "The fee schedule in force for a Pix account.",

@@ -214,7 +214,7 @@ export async function settlePayout(em: EntityManager, payoutId: string, state: E
 }
 
 /** The operation of the movements that return a payout's money: its reversal, or one return (by its end-to-end id). */
-const returnOperationId = (payoutId: string, endToEndId: string | null) => `${payoutId}:${endToEndId ?? 'reversal'}`;
+export const returnOperationId = (payoutId: string, endToEndId: string | null) => `${payoutId}:${endToEndId ?? 'reversal'}`;
 
 /**
  * Money back to the holder as REVERSAL entries on a movement that reverses the debit: the whole amount and fee when

@@ -1,0 +1,124 @@
+import { createHash } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { Account } from '../accounts/entities.ts';
+import { AppError } from '../shared/errors.ts';
+import { receivePix } from './incoming.ts';
+import { isReturnPosted, lockPayout, type PixPayout, type PixPayoutState } from './payout-store.ts';
+import { receivePayoutReturn, returnOperationId, reversePayout, settlePayout } from './payouts.ts';
+import type { PixParty } from './provider.ts';
+
+/**
+ * What the platform's Pix provider (PSP) tells it, applied through the same domain steps as the payout workflow's
+ * polling, so whichever comes first applies and the other finds nothing left to do. Each notification is recorded by
+ * its id in the transaction that moves its money: sent again, it is answered what it did the first time.
+ */
+
+export type ProviderNotification =
+  | { type: 'payout.settled'; data: { payoutId: string; endToEndId: string; settledAt: string } }
+  | { type: 'payout.failed' | 'payout.cancelled'; data: { payoutId: string; endToEndId: string; reason: string } }
+  | {
+      type: 'payout.returned';
+      data: { payoutId: string; endToEndId: string; returnEndToEndId: string; amountCents: bigint; returnedAt: string; settledAt?: string | undefined };
+    }
+  | { type: 'pix.received'; data: { endToEndId: string; amountCents: bigint; receiver: { branch: string; account: string }; payer: PixParty } };
+
+export type NotificationResult =
+  | { payoutId: string; payoutStatus: PixPayoutState; refundedCents: string }
+  | { movementId: string; endToEndId: string; amountCents: string; feeCents: string };
+
+export interface NotificationAnswer {
+  status: 'applied' | 'duplicate';
+  notificationId: string;
+  type: ProviderNotification['type'];
+  result: NotificationResult;
+}
+
+const bodyHash = (raw: Buffer) => createHash('sha256').update(raw).digest('hex');
+
+/** Applies a verified notification once per id; `raw` is the body it was signed over. */
+export async function applyProviderNotification(em: EntityManager, id: string, raw: Buffer, n: ProviderNotification): Promise<NotificationAnswer> {
+  return em.transactional(async (tx) => {
+    const hash = bodyHash(raw);
+    // Inserted first: the same id sent twice at once waits here for the first one's transaction, then reads its result.
+    const inserted = await tx.execute<{ id: string }[]>(
+      `insert into pix_provider_notification (id, type, end_to_end_id, body_hash) values (?, ?, ?, ?) on conflict (id) do nothing returning id`,
+      [id, n.type, n.data.endToEndId, hash],
+    );
+    if (inserted.length === 0) {
+      const [seen] = await tx.execute<{ type: ProviderNotification['type']; body_hash: string; result: NotificationResult }[]>(
+        'select type, body_hash, result from pix_provider_notification where id = ?',
+        [id],
+      );
+      if (seen!.body_hash !== hash) throw new AppError(409, 'NOTIFICATION_ID_REUSED', 'This webhook-id was already received with a different body');
+      return { status: 'duplicate', notificationId: id, type: seen!.type, result: seen!.result };
+    }
+    const result = n.type === 'pix.received' ? await applyIncomingPix(tx, n.data) : await applyPayoutNotification(tx, n);
+    await tx.execute('update pix_provider_notification set result = ?::jsonb where id = ?', [JSON.stringify(result), id]);
+    return { status: 'applied', notificationId: id, type: n.type, result };
+  });
+}
+
+const payoutResult = (p: PixPayout): NotificationResult => ({ payoutId: p.id, payoutStatus: p.state, refundedCents: p.refundedCents.toString() });
+
+/** A payout the provider was given: recorded and debited (a payout still REQUESTED or REJECTED was never submitted). */
+async function lockSubmittedPayout(tx: EntityManager, payoutId: string, endToEndId: string): Promise<PixPayout> {
+  const [row] = await tx.execute<{ id: string }[]>(`select id from pix_payout where id = ? and status not in ('REQUESTED', 'REJECTED')`, [payoutId]);
+  if (!row) throw new AppError(404, 'PAYOUT_NOT_FOUND', 'No submitted payout has this payoutId');
+  const payout = await lockPayout(tx, payoutId);
+  if (payout.endToEndId !== null && payout.endToEndId !== endToEndId) {
+    throw new AppError(422, 'END_TO_END_ID_MISMATCH', `The payout settled under the end-to-end id ${payout.endToEndId}`);
+  }
+  return payout;
+}
+
+/** A payout's outcome; one already final (settled by the fallback query, say) is left as it is and answered as it stands. */
+async function applyPayoutNotification(tx: EntityManager, n: Exclude<ProviderNotification, { type: 'pix.received' }>): Promise<NotificationResult> {
+  const payout = await lockSubmittedPayout(tx, n.data.payoutId, n.data.endToEndId);
+  switch (n.type) {
+    case 'payout.settled':
+      await settlePayout(tx, payout.id, { state: 'POSTED', endToEndId: n.data.endToEndId, settledAt: n.data.settledAt, refund: null });
+      break;
+    case 'payout.failed':
+    case 'payout.cancelled':
+      await reversePayout(tx, payout.id, { state: n.type === 'payout.failed' ? 'FAILED' : 'CANCELLED', endToEndId: n.data.endToEndId, reason: n.data.reason });
+      break;
+    case 'payout.returned':
+      await assertReturnFits(tx, payout, n.data.returnEndToEndId, n.data.amountCents);
+      await receivePayoutReturn(tx, payout.id, {
+        state: 'POSTED',
+        endToEndId: n.data.endToEndId,
+        settledAt: n.data.settledAt ?? n.data.returnedAt,
+        refund: { endToEndId: n.data.returnEndToEndId, amountCents: n.data.amountCents.toString(), refundedAt: n.data.returnedAt },
+      });
+      break;
+  }
+  return payoutResult(await lockPayout(tx, payout.id));
+}
+
+/** A return of a payout that failed, or one above what is left to return, is refused; one already posted passes (it posts nothing). */
+async function assertReturnFits(tx: EntityManager, payout: PixPayout, returnEndToEndId: string, amount: bigint): Promise<void> {
+  if (payout.state === 'FAILED' || payout.state === 'CANCELLED') {
+    throw new AppError(422, 'PAYOUT_NOT_RETURNABLE', `Only a settled payout can be returned; this one is ${payout.state}`);
+  }
+  if (await isReturnPosted(tx, returnOperationId(payout.id, returnEndToEndId))) return;
+  const left = payout.amountCents - payout.refundedCents;
+  if (amount > left) throw new AppError(422, 'RETURN_EXCEEDS_PAYOUT', `The returns of a payout cannot add up to more than it sent: ${left} cents are left to return`);
+}
+
+/**
+ * An incoming Pix to an account of the platform, credited once by its end-to-end id: the same Pix notified again under
+ * another notification id finds its credit and moves nothing.
+ */
+async function applyIncomingPix(tx: EntityManager, pix: Extract<ProviderNotification, { type: 'pix.received' }>['data']): Promise<NotificationResult> {
+  const receiver = await tx.findOne(Account, { agency: pix.receiver.branch, number: pix.receiver.account, kind: 'HOLDER' });
+  if (!receiver) throw new AppError(404, 'RECEIVER_NOT_FOUND', 'No account of the platform has this branch and account number');
+  // Serializes the notifications of one Pix, so the credit's existence is decided by one of them at a time.
+  await tx.execute('select pg_advisory_xact_lock(hashtext(?))', [`pix-in:${pix.endToEndId}`]);
+  const [credited] = await tx.execute<{ id: string; amount_cents: string; fee_cents: string }[]>(
+    `select id, amount_cents::text as amount_cents, fee_cents::text as fee_cents from movement where operation_id = ? and source = 'PIX_IN'`,
+    [pix.endToEndId],
+  );
+  if (credited) return { movementId: credited.id, endToEndId: pix.endToEndId, amountCents: credited.amount_cents, feeCents: credited.fee_cents };
+  const received = await receivePix(tx, { tenantId: receiver.tenantId, accountId: receiver.id, amountCents: pix.amountCents, endToEndId: pix.endToEndId, payer: pix.payer });
+  return { movementId: received.movementId, endToEndId: received.endToEndId, amountCents: received.amountCents, feeCents: received.feeCents };
+}
