@@ -41,7 +41,7 @@ const Notification = z
       data: z.object({
         payoutId,
         endToEndId: payoutEndToEndId,
-        returnEndToEndId: pixEndToEndId('D99999999202612241200xY1zW3vU5t').openapi({ description: 'The return (devolução), a `D…` id: each is credited once' }),
+        returnEndToEndId: pixEndToEndId('D99999999202612241200xY1zW3vU5tQ').openapi({ description: 'The return (devolução), a `D…` id: each is credited once' }),
         amountCents: centsAmountSchema.openapi({ description: 'What this return gives back; the returns of a payout add up to at most its amount', example: '500' }),
         returnedAt: z.iso.datetime({ offset: true }),
         settledAt: z.iso.datetime({ offset: true }).optional().openapi({ description: 'When the payout settled, for a payout the platform has not seen settle yet; default returnedAt' }),
