@@ -88,6 +88,8 @@ beforeAll(async () => {
     'GET /v1/pix-accounts/{accountId}/charges': { params: { accountId: alicePix } },
     'GET /v1/pix-accounts/{accountId}/charges/{chargeId}': { params: { accountId: alicePix, chargeId: activeCharge.chargeId } },
     'POST /v1/pix-accounts/{accountId}/charges/{chargeId}/refunds': { params: { accountId: alicePix, chargeId: paidCharge.chargeId }, body: { amountCents: '100' } },
+    // Unsigned (the fuzzing sends no webhook-id): refused before the body is read, whatever the body.
+    'POST /v1/pix/provider/notifications': { body: { type: 'payout.settled', data: { payoutId: 'c0000000000000000000fuzz', endToEndId: 'E99999999202611241200aB3dE5fG7hJ', settledAt: '2026-11-24T12:00:00Z' } } },
   };
 }, 120_000);
 afterAll(async () => {
