@@ -14,13 +14,15 @@ import { balanceOf, expectLedgerConsistent } from './support/ledger.ts';
 import { startPlatform, type Platform } from './support/platform.ts';
 
 const SECRET = `whsec_${randomBytes(32).toString('base64')}`;
+/** Above what this file sends from its own address in a minute; the rate-limit test sends from another. */
+const RATE_LIMIT = 100;
 const provider = new Webhook(SECRET);
 
 let platform: Platform;
 let tenantId: string;
 let alice: Onboarded;
 beforeAll(async () => {
-  platform = await startPlatform({ SANDBOX_PIX_SETTLE_MS: '600000', PIX_PROVIDER_WEBHOOK_SECRET: SECRET });
+  platform = await startPlatform({ SANDBOX_PIX_SETTLE_MS: '600000', PIX_PROVIDER_WEBHOOK_SECRET: SECRET, PIX_PROVIDER_NOTIFICATIONS_MAX_PER_MINUTE: String(RATE_LIMIT) });
   tenantId = await newTenant(platform);
   await adminOk(platform.env, 'fees:set', '--tenant', tenantId, '--pix-out-cents', '100');
   alice = await onboarded(platform, tenantId);
@@ -139,9 +141,10 @@ describe('payout notifications', () => {
     expect((await notify(body)).body).toMatchObject({ status: 'applied', result: { payoutStatus: 'REFUNDED', refundedCents: '3000' } });
     expect((await notify(body)).body).toMatchObject({ status: 'applied', result: { payoutStatus: 'REFUNDED', refundedCents: '3000' } });
     expect(await balanceOf(alice.account.id)).toBe(before + 3000n);
+    // Settled and returned in one transaction: its two events share a timestamp, so they are compared as a set.
     const events = await eventsOf(payoutId);
-    expect(events.map((e) => e.type)).toEqual(['pix.payout.succeeded', 'pix.payout.refunded']);
-    expect(events[1]!.data).toMatchObject({ occurredAt: returnedAt.toISOString(), refundAmountCents: '3000' });
+    expect(events.map((e) => e.type).sort()).toEqual(['pix.payout.refunded', 'pix.payout.succeeded']);
+    expect(events.find((e) => e.type === 'pix.payout.refunded')!.data).toMatchObject({ occurredAt: returnedAt.toISOString(), refundAmountCents: '3000' });
   });
 
   test('payout.failed on a processing payout: amount and fee back, FAILED; a later settlement of it applies nothing', async () => {
@@ -170,6 +173,31 @@ describe('payout notifications', () => {
     expect((await notify({ type: 'payout.cancelled', data: { payoutId, endToEndId, reason: 'Cancelado pelo PSP' } })).body).toMatchObject({ result: { payoutStatus: 'CANCELLED' } });
     expect(await balanceOf(alice.account.id)).toBe(before + 5100n);
     expect((await eventsOf(payoutId)).map((e) => e.type)).toEqual(['pix.payout.cancelled']);
+  });
+});
+
+describe('sent at once', () => {
+  test('the same notification five times at once: applied once, the others duplicate; the same settlement under five ids moves money once', async () => {
+    const { payoutId, endToEndId } = await processingPayout(70);
+    const body = { type: 'payout.settled', data: { payoutId, endToEndId, settledAt: new Date().toISOString() } };
+    const id = `msg_${randomUUID()}`;
+    const answers = await Promise.all(Array.from({ length: 5 }, () => notify(body, { id })));
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200]);
+    expect(answers.map((a) => a.body.status).sort()).toEqual(['applied', 'duplicate', 'duplicate', 'duplicate', 'duplicate']);
+    const others = await Promise.all(Array.from({ length: 5 }, () => notify(body)));
+    expect(others.map((a) => a.body.result.payoutStatus)).toEqual(['POSTED', 'POSTED', 'POSTED', 'POSTED', 'POSTED']);
+    expect((await eventsOf(payoutId)).map((e) => e.type)).toEqual(['pix.payout.succeeded']);
+  });
+
+  test('one incoming Pix notified under five ids at once is credited once', async () => {
+    const before = await balanceOf(alice.account.id);
+    const endToEndId = `E12345678${new Date().toISOString().replace(/\D/g, '').slice(0, 12)}${randomBytes(8).toString('hex').slice(0, 11)}`;
+    const payer = { name: 'Pagador Concorrente', document: newCpf(), ispb: '12345678', institution: 'Banco Exemplo S.A.', branch: '0001', account: '7654321' };
+    const body = { type: 'pix.received', data: { endToEndId, amountCents: '1234', receiver: { branch: alice.account.agency, account: alice.account.number }, payer } };
+    const answers = await Promise.all(Array.from({ length: 5 }, () => notify(body)));
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200]);
+    expect(new Set(answers.map((a) => a.body.result.movementId)).size).toBe(1);
+    expect(await balanceOf(alice.account.id)).toBe(before + 1234n);
   });
 });
 
@@ -260,6 +288,16 @@ describe('refused notifications move nothing', () => {
     const money = await moneyOf(alice.account.id);
     const res = await notify({ type: 'payout.returned', data: { ...wrong, returnEndToEndId: returnEndToEndId(), amountCents: '100', returnedAt: new Date().toISOString() } });
     expect([res.status, res.body.code]).toEqual([422, 'END_TO_END_ID_MISMATCH']);
+    expect(await moneyOf(alice.account.id)).toEqual(money);
+  });
+
+  test(`more than ${RATE_LIMIT} a minute from one address: 429 RATE_LIMITED`, async () => {
+    // Twice the limit and one: however the minutes' windows fall, one of them counts more than the limit.
+    const headers = { 'x-forwarded-for': '203.0.113.77', 'webhook-id': 'msg_flood', 'webhook-timestamp': String(Math.floor(Date.now() / 1000)), 'webhook-signature': 'v1,Zm9yZ2Vk' };
+    const money = await moneyOf(alice.account.id);
+    const statuses: number[] = [];
+    for (let i = 0; i < 2 * RATE_LIMIT + 1; i++) statuses.push((await http('POST', notificationsUrl(), { body, headers })).status);
+    expect(new Set(statuses)).toEqual(new Set([401, 429]));
     expect(await moneyOf(alice.account.id)).toEqual(money);
   });
 
