@@ -110,6 +110,7 @@ async function assertReturnFits(tx: EntityManager, payout: PixPayout, returnEndT
  * another notification id finds its credit and moves nothing.
  */
 async function applyIncomingPix(tx: EntityManager, pix: Extract<ProviderNotification, { type: 'pix.received' }>['data']): Promise<NotificationResult> {
+  // Holder account numbers come from one sequence for the whole platform: branch and number name one account of any tenant.
   const receiver = await tx.findOne(Account, { agency: pix.receiver.branch, number: pix.receiver.account, kind: 'HOLDER' });
   if (!receiver) throw new AppError(404, 'RECEIVER_NOT_FOUND', 'No account of the platform has this branch and account number');
   // Serializes the notifications of one Pix, so the credit's existence is decided by one of them at a time.
