@@ -14,8 +14,8 @@ import { Migration20261122001300_tev_settlement_batch } from './Migration2026112
 import { Migration20261124000100_function_sources } from './Migration20261124000100_function_sources.ts';
 import { Migration20261124000200_approval_follows_account } from './Migration20261124000200_approval_follows_account.ts';
 import { Migration20261124000300_charge_refund_reaches_payer } from './Migration20261124000300_charge_refund_reaches_payer.ts';
-import { Migration20261124000500_mask_payer_visible_cpf } from './Migration20261124000500_mask_payer_visible_cpf.ts';
 import { Migration20261124000400_provider_notifications } from './Migration20261124000400_provider_notifications.ts';
+import { Migration20261124000500_mask_payer_visible_cpf } from './Migration20261124000500_mask_payer_visible_cpf.ts';
 
 /** Every schema change, in order. New migrations are appended here. */
 export const migrations = [
@@ -35,6 +35,6 @@ export const migrations = [
   Migration20261124000100_function_sources,
   Migration20261124000200_approval_follows_account,
   Migration20261124000300_charge_refund_reaches_payer,
-  Migration20261124000500_mask_payer_visible_cpf,
   Migration20261124000400_provider_notifications,
+  Migration20261124000500_mask_payer_visible_cpf,
 ];

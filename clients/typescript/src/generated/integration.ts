@@ -188,6 +188,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/pix/provider/notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The Pix provider's notification of a payout settled, failed, cancelled or returned, or of an incoming Pix
+         * @description Called by the PSP, never by integrators. Applied once per `webhook-id` (sent again: 200 `duplicate` with the first result); a payout already final is answered as it stands and nothing moves; a return is credited once per `returnEndToEndId`, an incoming Pix once per `endToEndId`. Any 4xx moves nothing.
+         */
+        post: operations["receivePixProviderNotification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/health": {
         parameters: {
             query?: never;
@@ -1197,6 +1217,155 @@ export interface components {
              */
             amountCents: string | number;
         };
+        PixProviderNotificationAnswer: {
+            /**
+             * @description `duplicate`: this webhook-id was received before; `result` is what it did then, and nothing moved now
+             * @enum {string}
+             */
+            status: "applied" | "duplicate";
+            /** @example msg_2KWPBgLlAfxdpx2AI54pPJ85f4W */
+            notificationId: string;
+            /** @enum {string} */
+            type: "payout.settled" | "payout.failed" | "payout.cancelled" | "payout.returned" | "pix.received";
+            result: components["schemas"]["PixProviderPayoutResult"] | components["schemas"]["PixProviderIncomingResult"];
+        };
+        PixProviderPayoutResult: {
+            /** @example p4k8m2x6z0b3n7q1w5r9t2v6 */
+            payoutId: string;
+            /**
+             * @description The payout as it stands after the notification
+             * @enum {string}
+             */
+            payoutStatus: "PROCESSING" | "POSTED" | "FAILED" | "CANCELLED" | "REFUNDED";
+            /**
+             * @description Returned so far
+             * @example 0
+             */
+            refundedCents: string;
+        };
+        PixProviderIncomingResult: {
+            /** @example m3v8c1x6z9b2n7q4w0k5r8t1 */
+            movementId: string;
+            /** @example E99999999202611221345aB3dE5fG7hJ */
+            endToEndId: string;
+            /** @example 10000 */
+            amountCents: string;
+            /** @example 0 */
+            feeCents: string;
+        };
+        PixProviderNotification: {
+            /** @enum {string} */
+            type: "payout.settled";
+            data: {
+                /**
+                 * @description The payout, as the platform named it when it submitted it
+                 * @example p4k8m2x6z0b3n7q1w5r9t2v6
+                 */
+                payoutId: string;
+                /**
+                 * @description The payout's end-to-end id, as the provider assigned it
+                 * @example E00000000202611241200aB3dE5fG7hJ
+                 */
+                endToEndId: string;
+                /** Format: date-time */
+                settledAt: string;
+            };
+        } | {
+            /** @enum {string} */
+            type: "payout.failed";
+            data: {
+                /**
+                 * @description The payout, as the platform named it when it submitted it
+                 * @example p4k8m2x6z0b3n7q1w5r9t2v6
+                 */
+                payoutId: string;
+                /**
+                 * @description The payout's end-to-end id, as the provider assigned it
+                 * @example E00000000202611241200aB3dE5fG7hJ
+                 */
+                endToEndId: string;
+                /** @example Conta do recebedor encerrada */
+                reason: string;
+            };
+        } | {
+            /** @enum {string} */
+            type: "payout.cancelled";
+            data: {
+                /**
+                 * @description The payout, as the platform named it when it submitted it
+                 * @example p4k8m2x6z0b3n7q1w5r9t2v6
+                 */
+                payoutId: string;
+                /**
+                 * @description The payout's end-to-end id, as the provider assigned it
+                 * @example E00000000202611241200aB3dE5fG7hJ
+                 */
+                endToEndId: string;
+                /** @example Conta do recebedor encerrada */
+                reason: string;
+            };
+        } | {
+            /** @enum {string} */
+            type: "payout.returned";
+            data: {
+                /**
+                 * @description The payout, as the platform named it when it submitted it
+                 * @example p4k8m2x6z0b3n7q1w5r9t2v6
+                 */
+                payoutId: string;
+                /**
+                 * @description The payout's end-to-end id, as the provider assigned it
+                 * @example E00000000202611241200aB3dE5fG7hJ
+                 */
+                endToEndId: string;
+                /**
+                 * @description The return (devolução), a `D…` id: each is credited once
+                 * @example D99999999202612241200xY1zW3vU5tQ
+                 */
+                returnEndToEndId: string;
+                /**
+                 * @description What this return gives back; the returns of a payout add up to at most its amount
+                 * @example 500
+                 */
+                amountCents: string | number;
+                /** Format: date-time */
+                returnedAt: string;
+                /**
+                 * Format: date-time
+                 * @description When the payout settled, for a payout the platform has not seen settle yet; default returnedAt
+                 */
+                settledAt?: string;
+            };
+        } | {
+            /** @enum {string} */
+            type: "pix.received";
+            data: {
+                /** @example E99999999202611221345aB3dE5fG7hJ */
+                endToEndId: string;
+                /** @example 10000 */
+                amountCents: string | number;
+                /** @description The account of the platform credited */
+                receiver: {
+                    /** @example 0001 */
+                    branch: string;
+                    /** @example 1000023 */
+                    account: string;
+                };
+                payer: {
+                    /** @example Maria da Silva */
+                    name: string;
+                    document: string;
+                    /** @example 99999999 */
+                    ispb: string;
+                    /** @example Banco Sandbox S.A. */
+                    institution: string;
+                    /** @example 0001 */
+                    branch: string;
+                    /** @example 9999999 */
+                    account: string;
+                };
+            };
+        };
         Health: {
             /** @enum {string} */
             status: "ok";
@@ -1534,6 +1703,50 @@ export interface components {
                      * @enum {string}
                      */
                     code?: "AMOUNT_BELOW_RECEIVE_FEE";
+                };
+            };
+        };
+        /** @description INVALID_SIGNATURE */
+        INVALID_SIGNATURE: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "INVALID_SIGNATURE",
+                 *       "message": "The notification's webhook-signature does not verify over its webhook-id, webhook-timestamp and body, or its timestamp is more than 5 minutes away"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"] & {
+                    /**
+                     * @description The notification's webhook-signature does not verify over its webhook-id, webhook-timestamp and body, or its timestamp is more than 5 minutes away
+                     * @enum {string}
+                     */
+                    code?: "INVALID_SIGNATURE";
+                };
+            };
+        };
+        /** @description NOTIFICATION_ID_REUSED */
+        NOTIFICATION_ID_REUSED: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "NOTIFICATION_ID_REUSED",
+                 *       "message": "This webhook-id was already received with a different body"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"] & {
+                    /**
+                     * @description This webhook-id was already received with a different body
+                     * @enum {string}
+                     */
+                    code?: "NOTIFICATION_ID_REUSED";
                 };
             };
         };
@@ -2586,6 +2799,120 @@ export interface operations {
                     };
                 };
             };
+            431: components["responses"]["HEADERS_TOO_LARGE"];
+            500: components["responses"]["INTERNAL_ERROR"];
+            503: components["responses"]["UNAVAILABLE"];
+        };
+    };
+    receivePixProviderNotification: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128 (e.g. `checkout-7f3a`). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description The notification's id, the same on every retry: a notification is applied once per id */
+                "webhook-id": string;
+                /** @description When the provider sent it, Unix seconds; refused (401) more than 300 s away from the platform's clock */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "payout.settled",
+                 *       "data": {
+                 *         "payoutId": "p4k8m2x6z0b3n7q1w5r9t2v6",
+                 *         "endToEndId": "E00000000202611241200aB3dE5fG7hJ",
+                 *         "settledAt": "2026-11-24T12:00:02.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PixProviderNotification"];
+            };
+        };
+        responses: {
+            /** @description Applied now, or received before (`duplicate`) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "applied",
+                     *       "notificationId": "msg_2KWPBgLlAfxdpx2AI54pPJ85f4W",
+                     *       "type": "payout.settled",
+                     *       "result": {
+                     *         "payoutId": "p4k8m2x6z0b3n7q1w5r9t2v6",
+                     *         "payoutStatus": "POSTED",
+                     *         "refundedCents": "0"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PixProviderNotificationAnswer"];
+                };
+            };
+            400: components["responses"]["VALIDATION_ERROR"];
+            401: components["responses"]["INVALID_SIGNATURE"];
+            /** @description PAYOUT_NOT_FOUND, RECEIVER_NOT_FOUND */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYOUT_NOT_FOUND",
+                     *       "message": "No submitted payout has this payoutId"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /**
+                         * @description - `PAYOUT_NOT_FOUND`: No submitted payout has this payoutId
+                         *     - `RECEIVER_NOT_FOUND`: No account of the platform has this branch and account number
+                         * @enum {string}
+                         */
+                        code?: "PAYOUT_NOT_FOUND" | "RECEIVER_NOT_FOUND";
+                    };
+                };
+            };
+            406: components["responses"]["NOT_ACCEPTABLE"];
+            408: components["responses"]["REQUEST_TIMEOUT"];
+            409: components["responses"]["NOTIFICATION_ID_REUSED"];
+            413: components["responses"]["PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["UNSUPPORTED_MEDIA_TYPE"];
+            /** @description END_TO_END_ID_MISMATCH, PAYOUT_NOT_RETURNABLE, RETURN_EXCEEDS_PAYOUT, ACCOUNT_NOT_APPROVED, AMOUNT_BELOW_RECEIVE_FEE */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "END_TO_END_ID_MISMATCH",
+                     *       "message": "The payout settled under another end-to-end id"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /**
+                         * @description - `END_TO_END_ID_MISMATCH`: The payout settled under another end-to-end id
+                         *     - `PAYOUT_NOT_RETURNABLE`: Only a settled payout can be returned; this one failed or was cancelled
+                         *     - `RETURN_EXCEEDS_PAYOUT`: The returns of a payout cannot add up to more than it sent
+                         *     - `ACCOUNT_NOT_APPROVED`: The account is not APPROVED; operations need an APPROVED account
+                         *     - `AMOUNT_BELOW_RECEIVE_FEE`: The amount does not cover the receive fee
+                         * @enum {string}
+                         */
+                        code?: "END_TO_END_ID_MISMATCH" | "PAYOUT_NOT_RETURNABLE" | "RETURN_EXCEEDS_PAYOUT" | "ACCOUNT_NOT_APPROVED" | "AMOUNT_BELOW_RECEIVE_FEE";
+                    };
+                };
+            };
+            429: components["responses"]["RATE_LIMITED"];
             431: components["responses"]["HEADERS_TOO_LARGE"];
             500: components["responses"]["INTERNAL_ERROR"];
             503: components["responses"]["UNAVAILABLE"];
