@@ -6,6 +6,7 @@ import { insertHandOff, type HandOff } from '../handoff/store.ts';
 import { Holder } from '../identity/entities.ts';
 import { feeRevenueAccountId, lockAccounts, postMovements, settlementAccountId, type MovementInput } from '../ledger/posting.ts';
 import { markPayoutMovementRefunded, markPayoutMovementsFailed, markPayoutMovementsPosted } from '../ledger/store.ts';
+import { AppError } from '../shared/errors.ts';
 import { assertSameRequest, requestHash } from '../shared/idempotency.ts';
 import { documentShownToPayer } from '../shared/documents.ts';
 import { derivedId } from '../shared/ids.ts';
@@ -214,7 +215,7 @@ export async function settlePayout(em: EntityManager, payoutId: string, state: E
 }
 
 /** The operation of the movements that return a payout's money: its reversal, or one return (by its end-to-end id). */
-export const returnOperationId = (payoutId: string, endToEndId: string | null) => `${payoutId}:${endToEndId ?? 'reversal'}`;
+const returnOperationId = (payoutId: string, endToEndId: string | null) => `${payoutId}:${endToEndId ?? 'reversal'}`;
 
 /**
  * Money back to the holder as REVERSAL entries on a movement that reverses the debit: the whole amount and fee when
@@ -273,7 +274,10 @@ export async function refundPayout(em: EntityManager, payoutId: string, refund: 
     if (payout.state !== 'POSTED' && payout.state !== 'REFUNDED') return;
     if (await isReturnPosted(tx, returnOperationId(payout.id, refund.endToEndId))) return;
     const amount = BigInt(refund.amountCents);
-    if (amount <= 0n || amount > payout.amountCents - payout.refundedCents) throw new Error(`refund of ${amount} does not fit payout ${payoutId}`);
+    const left = payout.amountCents - payout.refundedCents;
+    if (amount <= 0n || amount > left) {
+      throw new AppError(422, 'RETURN_EXCEEDS_PAYOUT', `A return of ${amount} cents does not fit payout ${payoutId}: ${left} cents are left to return`);
+    }
     const { credit, account } = await postReturn(tx, payout, amount, 0n, 'Devolução de Pix enviado', refund.endToEndId);
     await markPayoutMovementRefunded(tx, payout.movementId!);
     await markPayoutRefunded(tx, payout, payout.refundedCents + amount);

@@ -3,8 +3,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { Account } from '../accounts/entities.ts';
 import { AppError } from '../shared/errors.ts';
 import { receivePix } from './incoming.ts';
-import { isReturnPosted, lockPayout, type PixPayout, type PixPayoutState } from './payout-store.ts';
-import { receivePayoutReturn, returnOperationId, reversePayout, settlePayout } from './payouts.ts';
+import { lockPayout, type PixPayout, type PixPayoutState } from './payout-store.ts';
+import { receivePayoutReturn, reversePayout, settlePayout } from './payouts.ts';
 import type { PixParty } from './provider.ts';
 
 /**
@@ -83,7 +83,7 @@ async function applyPayoutNotification(tx: EntityManager, n: Exclude<ProviderNot
       await reversePayout(tx, payout.id, { state: n.type === 'payout.failed' ? 'FAILED' : 'CANCELLED', endToEndId: n.data.endToEndId, reason: n.data.reason });
       break;
     case 'payout.returned':
-      await assertReturnFits(tx, payout, n.data.returnEndToEndId, n.data.amountCents);
+      assertReturnable(payout);
       await receivePayoutReturn(tx, payout.id, {
         state: 'POSTED',
         endToEndId: n.data.endToEndId,
@@ -95,14 +95,11 @@ async function applyPayoutNotification(tx: EntityManager, n: Exclude<ProviderNot
   return payoutResult(await lockPayout(tx, payout.id));
 }
 
-/** A return of a payout that failed, or one above what is left to return, is refused; one already posted passes (it posts nothing). */
-async function assertReturnFits(tx: EntityManager, payout: PixPayout, returnEndToEndId: string, amount: bigint): Promise<void> {
+/** Only a settled payout is returned; what may still be returned is `refundPayout`'s rule. */
+function assertReturnable(payout: PixPayout): void {
   if (payout.state === 'FAILED' || payout.state === 'CANCELLED') {
     throw new AppError(422, 'PAYOUT_NOT_RETURNABLE', `Only a settled payout can be returned; this one is ${payout.state}`);
   }
-  if (await isReturnPosted(tx, returnOperationId(payout.id, returnEndToEndId))) return;
-  const left = payout.amountCents - payout.refundedCents;
-  if (amount > left) throw new AppError(422, 'RETURN_EXCEEDS_PAYOUT', `The returns of a payout cannot add up to more than it sent: ${left} cents are left to return`);
 }
 
 /**
