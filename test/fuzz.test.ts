@@ -64,6 +64,7 @@ beforeAll(async () => {
       body: { ...pay, description: undefined, qrCode: buildBrCode({ pixKey: bob.document, merchantName: 'Padaria', merchantCity: 'Natal', amountCents: null, txid: null }) },
     },
     'GET /health': {},
+    'GET /metrics': {},
     'GET /onboarding/{requisitionId}': { params: { requisitionId: String(pending.holder.onboardingRequisitionId) } },
     // No charge exists in this tenant: the location answers its own 404, which the fuzzing must not turn into a 200.
     'GET /pix/cob/{txid}': { params: { txid: 'k8Jd0s2LqX9vT4mB7nC1pR5wY3' } },

@@ -34,6 +34,10 @@ beforeAll(async () => {
     requestDeadlineMs: 300,
     trustProxy: 'false',
     health: [{ name: 'database', check: async () => { if (!healthy) throw new Error('connection refused'); } }],
+    metrics: async () => {
+      if (!healthy) throw new Error('connection refused');
+      return '# TYPE pix_payouts_unsettled gauge\npix_payouts_unsettled 0\n';
+    },
     router,
     registry,
     document: { title: 'test', description: 'The error mapping', serverUrl: 'http://127.0.0.1' },
@@ -71,4 +75,16 @@ test('health is 503 naming the unreachable dependency', async () => {
   healthy = true;
   expect(res.status).toBe(503);
   expect(res.body).toEqual({ code: 'UNAVAILABLE', message: 'test cannot reach its dependencies', details: [{ path: 'database', message: 'connection refused' }] });
+});
+
+test('metrics are the Prometheus text, or 503 UNAVAILABLE when they cannot be read', async () => {
+  const ok = await http('GET', `${url}/metrics`);
+  expect(ok.status).toBe(200);
+  expect(ok.headers.get('content-type')).toBe('text/plain; version=0.0.4; charset=utf-8');
+  expect(ok.body).toBe('# TYPE pix_payouts_unsettled gauge\npix_payouts_unsettled 0\n');
+  healthy = false;
+  const down = await http('GET', `${url}/metrics`);
+  healthy = true;
+  expect(down.status).toBe(503);
+  expect(down.body).toEqual({ code: 'UNAVAILABLE', message: 'test cannot read its figures: connection refused' });
 });

@@ -14,7 +14,7 @@ afterAll(async () => {
 test('system:check runs a workflow end to end through the worker and the database', async () => {
   const r = await admin(platform.env, 'system:check');
   expect(r.exitCode).toBe(0);
-  expect(r.out).toEqual({ status: 'ok', workflowId: expect.stringMatching(/^probe-/), databaseTime: expect.any(String), elapsedMs: expect.any(Number) });
+  expect(r.out).toEqual({ status: 'ok', workflowId: expect.stringMatching(/^probe-/), databaseTime: expect.any(String), elapsedMs: expect.any(Number), backlog: expect.any(Object) });
   expect(Math.abs(Date.parse(r.out.databaseTime) - Date.now())).toBeLessThan(60_000);
 });
 

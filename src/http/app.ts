@@ -8,6 +8,7 @@ import { AppError } from '../shared/errors.ts';
 import { z } from '../shared/zod.ts';
 import { documentOperation } from './operation-doc.ts';
 import { generateDocument, REQUEST_ID_PATTERN, type DocumentInfo } from './openapi.ts';
+import { METRICS_CONTENT_TYPE } from './metrics.ts';
 import { HTTP_LAYER_ERRORS } from './route.ts';
 
 export interface HealthCheck {
@@ -23,8 +24,10 @@ export interface HttpAppOptions {
   /** A request not answered by then gets 503 UNAVAILABLE (a dependency, usually the database, does not answer). */
   requestDeadlineMs: number;
   health: HealthCheck[];
+  /** The figures of GET /metrics, in the Prometheus text format; public, so nothing in them may name a tenant. */
+  metrics(): Promise<string>;
   router: Router;
-  /** The routes' registry, completed here with what the app itself serves (/health). */
+  /** The routes' registry, completed here with what the app itself serves (/health, /metrics). */
   registry: OpenAPIRegistry;
   document: DocumentInfo;
 }
@@ -45,6 +48,30 @@ function documentHealth(registry: OpenAPIRegistry): void {
     tags: ['Health'],
     security: [[]],
     responses: { 200: { description: 'Both reachable', schema: z.object({ status: z.literal('ok') }).openapi('Health'), example: { status: 'ok' } } },
+    errors: HTTP_LAYER_ERRORS,
+  });
+}
+
+function documentMetrics(registry: OpenAPIRegistry): void {
+  documentOperation(registry, {
+    method: 'get',
+    path: '/metrics',
+    operationId: 'getMetrics',
+    summary: 'The settlement backlog, for Prometheus',
+    description:
+      'Gauges in the Prometheus text exposition format: `pix_payouts_unsettled` and `pix_payouts_unsettled_oldest_age_seconds` (Pix payouts accepted and not settled yet, REQUESTED or PROCESSING), ' +
+      '`workflow_handoffs_pending` and `workflow_handoffs_oldest_age_seconds` by `workflow_type` (hand-offs Temporal has not taken yet; a type with none has no sample). ' +
+      'Platform-wide figures only: no tenant is named. 503 UNAVAILABLE when the database does not answer.',
+    tags: ['Monitoring'],
+    security: [[]],
+    responses: {
+      200: {
+        description: 'The gauges',
+        contentType: 'text/plain',
+        schema: z.string(),
+        example: '# HELP pix_payouts_unsettled Pix payouts accepted and not settled yet (REQUESTED or PROCESSING).\n# TYPE pix_payouts_unsettled gauge\npix_payouts_unsettled 0\n',
+      },
+    },
     errors: HTTP_LAYER_ERRORS,
   });
 }
@@ -114,6 +141,17 @@ export function createHttpApp(options: HttpAppOptions): Express {
     else res.status(503).json({ code: 'UNAVAILABLE', message: `${options.name} cannot reach its dependencies`, details: failures });
   });
   documentHealth(options.registry);
+  app.get('/metrics', async (_req, res) => {
+    let figures: string;
+    try {
+      figures = await options.metrics();
+    } catch (err) {
+      res.status(503).json({ code: 'UNAVAILABLE', message: `${options.name} cannot read its figures: ${err instanceof Error ? err.message : String(err)}` });
+      return;
+    }
+    res.status(200).type(METRICS_CONTENT_TYPE).send(figures);
+  });
+  documentMetrics(options.registry);
   let document: object | undefined;
   const openapi = () => (document ??= generateDocument(options.registry, options.document));
   app.get('/openapi.json', (_req, res) => {

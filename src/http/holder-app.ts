@@ -12,6 +12,7 @@ import { registerStatementRoutes } from '../statements/routes.ts';
 import { registerHolderTevRoutes } from '../transfers/holder-routes.ts';
 import { createHttpApp } from './app.ts';
 import { dependencyChecks } from './health.ts';
+import { settlementMetrics } from './metrics.ts';
 import { createRegistry } from './openapi.ts';
 
 /** `{base_url}`: the holder-facing API (JWT bearer tokens, `X-Tenant-Id`, no version prefix). */
@@ -37,6 +38,7 @@ export function createHolderApp(services: Services): Express {
     requestDeadlineMs: services.config.REQUEST_DEADLINE_MS,
     trustProxy: services.config.TRUST_PROXY,
     health: dependencyChecks(services),
+    metrics: settlementMetrics(services),
     router,
     registry,
     document: {

@@ -10,6 +10,7 @@ import { documentWebhookEvents } from '../webhooks/event-docs.ts';
 import { registerWebhookRoutes } from '../webhooks/routes.ts';
 import { createHttpApp } from './app.ts';
 import { dependencyChecks } from './health.ts';
+import { settlementMetrics } from './metrics.ts';
 import { createRegistry } from './openapi.ts';
 
 /** `{api_url}`: the integration API (`/v1`, API-key bearer credential scoped to Pix accounts). */
@@ -31,6 +32,7 @@ export function createIntegrationApp(services: Services): Express {
     requestDeadlineMs: services.config.REQUEST_DEADLINE_MS,
     trustProxy: services.config.TRUST_PROXY,
     health: dependencyChecks(services),
+    metrics: settlementMetrics(services),
     router,
     registry,
     document: {

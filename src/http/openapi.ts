@@ -57,6 +57,7 @@ const TAGS: Record<string, string> = {
   Sandbox: 'SANDBOX=1 only: KYC completion, incoming Pix and charge payments, to fund and drive test accounts.',
   Events: 'What a registered webhook endpoint receives: a POST of `{ event, data }` per event, signed (Standard Webhooks).',
   Health: 'Whether the API reaches its database and Temporal.',
+  Monitoring: 'Figures for monitoring systems: the settlement backlog, in the Prometheus text format.',
 };
 
 /** The API description and the generated client may be copied and adapted by integrators. */

@@ -11,7 +11,7 @@ export interface ResponseDoc {
   description: string;
   schema?: z.ZodType;
   example?: unknown;
-  contentType?: 'application/json' | 'text/html' | 'application/jose' | 'application/problem+json';
+  contentType?: 'application/json' | 'text/html' | 'text/plain' | 'application/jose' | 'application/problem+json';
   headers?: Record<string, { description: string; schema: { type: 'string' } }>;
 }
 

@@ -16,6 +16,8 @@ import { Migration20261124000200_approval_follows_account } from './Migration202
 import { Migration20261124000300_charge_refund_reaches_payer } from './Migration20261124000300_charge_refund_reaches_payer.ts';
 import { Migration20261124000400_provider_notifications } from './Migration20261124000400_provider_notifications.ts';
 import { Migration20261124000500_mask_payer_visible_cpf } from './Migration20261124000500_mask_payer_visible_cpf.ts';
+import { Migration20261124000600_sandbox_psp_service } from './Migration20261124000600_sandbox_psp_service.ts';
+import { Migration20261124000800_unsettled_payout_index } from './Migration20261124000800_unsettled_payout_index.ts';
 
 /** Every schema change, in order. New migrations are appended here. */
 export const migrations = [
@@ -37,4 +39,6 @@ export const migrations = [
   Migration20261124000300_charge_refund_reaches_payer,
   Migration20261124000400_provider_notifications,
   Migration20261124000500_mask_payer_visible_cpf,
+  Migration20261124000600_sandbox_psp_service,
+  Migration20261124000800_unsettled_payout_index,
 ];
