@@ -1,11 +1,19 @@
 import { pixProvider } from '../src/pix/provider-factory.ts';
-import { openPayout, payoutSubmission, refundPayout, reversePayout, settlePayout } from '../src/pix/payouts.ts';
+import { debitPayout, openPayout, payoutSubmission, refundPayout, reversePayout, settlePayout } from '../src/pix/payouts.ts';
 import type { ProviderPayoutState } from '../src/pix/provider.ts';
+import type { PayoutDebit } from '../workflows/contracts/pix-payout.ts';
 import type { ActivityDeps } from './deps.ts';
 
 export function pixPayoutActivities({ orm, config }: ActivityDeps) {
   const provider = pixProvider(config, orm);
   return {
+    /** The request's debit, when the request could not tell whether it committed: the run is the one that continues. */
+    debitPixPayout: async (debit: PayoutDebit) => {
+      const debited = await debitPayout(orm.em.fork(), debit, null);
+      // Recorded PENDING only by a version that debited in the workflow: that debit is `openPayout`'s.
+      return debited.kind === 'decided' ? debited.opening : openPayout(orm.em.fork(), debit.payoutId);
+    },
+    /** Runs started before the debit moved into the request. */
     openPixPayout: (payoutId: string) => openPayout(orm.em.fork(), payoutId),
     submitPixPayout: async (payoutId: string): Promise<void> => provider.submitPayout(await payoutSubmission(orm.em.fork(), payoutId)),
     queryPixPayout: (payoutId: string): Promise<ProviderPayoutState> => provider.queryPayout(payoutId),

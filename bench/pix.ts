@@ -304,7 +304,7 @@ const met = (ok: boolean) => (ok ? 'met' : 'NOT met');
 
 async function main(): Promise<number> {
   say(`bench/pix.ts: ${SECONDS} s a phase, clients ${CLIENT_COUNTS.join('/')}, ${PAYERS} payers, steady ${STEADY_RATE}/s for ${STEADY_SECONDS} s; ${os.cpus().length} CPUs; ${holderUrl}`);
-  say(`platform settings as this process reads them: SANDBOX_PIX_SETTLE_MS ${config.SANDBOX_PIX_SETTLE_MS}, PIX_POLL_MS ${config.PIX_POLL_MS}, PIX_REFUND_WATCH_MS ${config.PIX_REFUND_WATCH_MS}`);
+  say(`platform settings as this process reads them: SANDBOX_PIX_SETTLE_MS ${config.SANDBOX_PIX_SETTLE_MS}, PIX_NOTIFICATION_WAIT_MS ${config.PIX_NOTIFICATION_WAIT_MS}, PIX_QUERY_MAX_WAIT_MS ${config.PIX_QUERY_MAX_WAIT_MS}`);
   await assertPlatformUp();
   const before = await runningPayoutWorkflows();
   if (before > 0) say(`note: ${before} payout workflows already running (earlier runs): they load Temporal and the worker during this one`);

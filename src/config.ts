@@ -6,7 +6,12 @@ import { keptFile } from './shared/kept-file.ts';
 import { z } from './shared/zod.ts';
 
 /** The files, in the data directory, of the secrets a machine generates for itself when the environment does not set them. */
-const GENERATED_SECRET_FILES = { JWT_SECRET: 'jwt-secret', KEY_PEPPER: 'key-pepper', PIX_PROVIDER_WEBHOOK_SECRET: 'pix-provider-webhook-secret' } as const;
+const GENERATED_SECRET_FILES = {
+  JWT_SECRET: 'jwt-secret',
+  KEY_PEPPER: 'key-pepper',
+  PIX_PROVIDER_WEBHOOK_SECRET: 'pix-provider-webhook-secret',
+  PIX_PROVIDER_API_KEY: 'pix-provider-api-key',
+} as const;
 
 /** The embedded PostgreSQL that `npm start` runs when DATABASE_URL is not set. */
 export const EMBEDDED_DATABASE = { port: 5433, user: 'postgres', password: 'postgres', database: 'banking' } as const;
@@ -64,6 +69,17 @@ const schema = z
      * provider. Unset: generated and kept in ./data like JWT_SECRET; production must set it.
      */
     PIX_PROVIDER_WEBHOOK_SECRET: webhookSecret.optional(),
+    /**
+     * The Pix provider's API (`src/pix/http-provider.ts`): where it is, the bearer credential the platform presents to it
+     * (unset: generated and kept in ./data like JWT_SECRET, where the sandbox PSP reads it too; production must set
+     * it), and how long one request may take before it is retried or given up.
+     */
+    PIX_PROVIDER_URL: z
+      .url()
+      .refine((u) => /^https?:\/\//.test(u), 'must be an http(s):// URL')
+      .default('http://127.0.0.1:3002'),
+    PIX_PROVIDER_API_KEY: secret.optional(),
+    PIX_PROVIDER_TIMEOUT_MS: positiveMs.default(3_000),
     /** Notifications of the Pix provider accepted per client address per minute. */
     PIX_PROVIDER_NOTIFICATIONS_MAX_PER_MINUTE: z.coerce.number().int().positive().default(6000),
     SANDBOX: flag.default(false),
@@ -95,9 +111,12 @@ const schema = z
     OUTBOX_RELAY: flag.default(true),
     /** Extra CA certificate (PEM file) trusted for webhook receivers, besides the system's (tests use a self-signed one). */
     WEBHOOK_CA_FILE: z.string().min(1).optional(),
-    /** Pix: how often a payout's settlement asks the provider, and how long after settlement it watches for refunds. */
-    PIX_POLL_MS: positiveMs.default(1_000),
-    PIX_REFUND_WATCH_MS: positiveMs.default(3_600_000),
+    /**
+     * Pix: how long a payout's workflow waits for the provider's notification before asking the provider (the
+     * fallback), and the longest wait between two such queries (they double up to it after three).
+     */
+    PIX_NOTIFICATION_WAIT_MS: positiveMs.default(15_000),
+    PIX_QUERY_MAX_WAIT_MS: positiveMs.default(600_000),
     /** The sandbox PSP settles a payout this long after submission (and refunds as long after that). */
     SANDBOX_PIX_SETTLE_MS: positiveMs.default(2_000),
     /**
@@ -161,6 +180,9 @@ const schema = z
         ctx.addIssue({ code: 'custom', path: [name], message: 'production requires it: the same value, of at least 32 characters, in every process' });
       }
     }
+    if (env.PIX_PROVIDER_API_KEY === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['PIX_PROVIDER_API_KEY'], message: 'production requires it: the credential the Pix provider gave the platform (at least 32 characters)' });
+    }
     if (env.PIX_PROVIDER_WEBHOOK_SECRET === undefined) {
       ctx.addIssue({ code: 'custom', path: ['PIX_PROVIDER_WEBHOOK_SECRET'], message: 'production requires it: the secret the Pix provider signs its notifications with (whsec_…)' });
     }
@@ -184,10 +206,14 @@ const SECRET_FORMS: Record<keyof Secrets, (bytes: Buffer) => string> = {
   JWT_SECRET: (bytes) => bytes.toString('base64url'),
   KEY_PEPPER: (bytes) => bytes.toString('base64url'),
   PIX_PROVIDER_WEBHOOK_SECRET: (bytes) => `whsec_${bytes.toString('base64')}`,
+  PIX_PROVIDER_API_KEY: (bytes) => bytes.toString('base64url'),
 };
 
-/** A secret of this machine: the one kept in `dataDir`, or a new one that every later load reads. */
-const generatedSecret = (dataDir: string, name: keyof Secrets) =>
+/**
+ * A secret of this machine: the one kept in `dataDir`, or a new one that every later load reads (the sandbox PSP reads
+ * the two it shares with the platform this way).
+ */
+export const generatedSecret = (dataDir: string, name: keyof Secrets) =>
   keptFile(join(dataDir, GENERATED_SECRET_FILES[name]), () => SECRET_FORMS[name](randomBytes(32))).trim();
 
 /**
@@ -204,6 +230,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, dataDir = 'data
     JWT_SECRET: c.JWT_SECRET ?? generatedSecret(dataDir, 'JWT_SECRET'),
     KEY_PEPPER: c.KEY_PEPPER ?? generatedSecret(dataDir, 'KEY_PEPPER'),
     PIX_PROVIDER_WEBHOOK_SECRET: c.PIX_PROVIDER_WEBHOOK_SECRET ?? generatedSecret(dataDir, 'PIX_PROVIDER_WEBHOOK_SECRET'),
+    PIX_PROVIDER_API_KEY: c.PIX_PROVIDER_API_KEY ?? generatedSecret(dataDir, 'PIX_PROVIDER_API_KEY'),
     publicBaseUrl: (c.PUBLIC_BASE_URL ?? `http://${c.HOST}:${c.PORT}`).replace(/\/$/, ''),
     publicApiUrl: (c.PUBLIC_API_URL ?? `http://${c.HOST}:${c.API_PORT}`).replace(/\/$/, ''),
   };

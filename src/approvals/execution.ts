@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Account } from '../accounts/entities.ts';
 import type { Config } from '../config.ts';
-import { openPayout, recordPayout } from '../pix/payouts.ts';
+import { debitPayout, payoutDebitOf } from '../pix/payouts.ts';
 import { tevIdFor } from '../transfers/service.ts';
 import { settleTev } from '../transfers/settlement.ts';
 import type { PixPayoutInput } from '../../workflows/contracts/pix-payout.ts';
@@ -21,7 +21,7 @@ export interface Executed {
 /** Approving ran nothing: the decider is not the approver (the request waits on), or the request was cancelled. */
 export type NotExecuted = { status: typeof NOT_APPROVER } | { status: 'CANCELLED' };
 
-type ExecutionConfig = Pick<Config, 'KEY_PEPPER' | 'TEV_MAX_AMOUNT_CENTS' | 'PIX_POLL_MS' | 'PIX_REFUND_WATCH_MS'>;
+type ExecutionConfig = Pick<Config, 'KEY_PEPPER' | 'TEV_MAX_AMOUNT_CENTS' | 'PIX_NOTIFICATION_WAIT_MS' | 'PIX_QUERY_MAX_WAIT_MS'>;
 
 /**
  * Marks the request APPROVED and runs its payment, in one transaction and idempotently (the payment's key comes from
@@ -58,13 +58,16 @@ export async function approveAndExecute(em: EntityManager, config: ExecutionConf
       return { status: outcome?.status === 'DONE' ? 'EXECUTED' : 'FAILED', operationId: tevId, reason: outcome ? outcome.reason : settled.code, payout: null };
     }
     const source = await tx.findOneOrFail(Account, { id: request.accountId });
-    const { payoutId } = await recordPayout(tx, config.KEY_PEPPER, { ...payment, tenantId: request.tenantId, account: source, amountCents: BigInt(payment.amountCents), idempotencyKey });
-    const opening = await openPayout(tx, payoutId);
+    const debit = payoutDebitOf(config.KEY_PEPPER, { ...payment, tenantId: request.tenantId, account: source, amountCents: BigInt(payment.amountCents), idempotencyKey });
+    // No hand-off: the approval workflow starts the settlement as its child once this transaction committed.
+    const debited = await debitPayout(tx, debit, null);
+    if (debited.kind === 'pending') throw new Error(`payout ${debit.payoutId} of approval ${requestId} was recorded without its debit`);
+    const { opening } = debited;
     return {
       status: opening.status === 'PROCESSING' ? 'EXECUTED' : 'FAILED',
-      operationId: payoutId,
+      operationId: debit.payoutId,
       reason: opening.reason,
-      payout: { payoutId, pollMs: config.PIX_POLL_MS, refundWatchMs: config.PIX_REFUND_WATCH_MS },
+      payout: { payoutId: debit.payoutId, notificationWaitMs: config.PIX_NOTIFICATION_WAIT_MS, longestWaitMs: config.PIX_QUERY_MAX_WAIT_MS },
     };
   });
 }

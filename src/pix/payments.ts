@@ -1,25 +1,25 @@
 import type { Account } from '../accounts/entities.ts';
 import { authorizeWrite } from '../accounts/operating.ts';
 import { holdForApproval, type Held } from '../approvals/service.ts';
-import { confirmHandOff } from '../handoff/dispatch.ts';
-import type { HandOff } from '../handoff/store.ts';
+import { handOffUncertain } from '../handoff/dispatch.ts';
 import type { HolderAuth } from '../identity/authenticator.ts';
 import type { Services } from '../services.ts';
+import { definitelyRefused } from '../persistence/database-errors.ts';
 import { AppError, validationError } from '../shared/errors.ts';
 import { idempotencyConflict } from '../shared/idempotency.ts';
-import { startWithUpdate } from '../temporal/workflow-start.ts';
-import { payoutOpened, pixPayoutStart, type PayoutOpening } from '../../workflows/contracts/pix-payout.ts';
+import { within } from '../shared/time.ts';
+import { pixPayoutStart, type PayoutTiming, type PixPayoutInput } from '../../workflows/contracts/pix-payout.ts';
 import { amountToPay, parseBrCode, type BrCode } from './brcode.ts';
 import { readScannedCharge, scannedChargeAmount } from './dynamic-qr.ts';
 import { identifyPixKey, type PixKeyType } from './keys.ts';
 import { findPayoutByKey } from './payout-store.ts';
-import { openingOf, recordPayout, type PayoutRequest } from './payouts.ts';
+import { debitPayout, openingOf, payoutDebitOf, type DebitOutcome, type PayoutRequest } from './payouts.ts';
 import type { PixProvider } from './provider.ts';
 
 /**
  * Paying with Pix, by key or by QR Code: one function per use case. Each finds the receiver, checks the PIN, then
- * either holds the payment for the account's approver or records it and has its settlement workflow debit it
- * (Update-with-Start), answering once the debit is decided.
+ * either holds the payment for the account's approver or debits it in the request, handing its settlement to its
+ * workflow in the same transaction.
  */
 
 export interface PixPaymentContext {
@@ -99,7 +99,8 @@ async function payDynamicCode(ctx: PixPaymentContext, r: QrCodePayment, code: Br
   const recorded = await findPayoutByKey(r.auth.em, r.account.id, r.idempotencyKey);
   if (recorded) {
     if (recorded.qr?.location !== code.url || (r.amountCents !== undefined && r.amountCents !== recorded.amountCents)) throw idempotencyConflict();
-    return debit(ctx, r, { payoutId: recorded.id, opening: openingOf(recorded), handOff: null }, recorded.amountCents);
+    const opening = openingOf(recorded);
+    return answerOf(opening ? { kind: 'decided', opening } : { kind: 'pending', payoutId: recorded.id, amountCents: recorded.amountCents.toString() });
   }
   const charge = await readScannedCharge(ctx.provider, code, ctx.services.config.publicBaseUrl, new Date());
   const amountCents = scannedChargeAmount(charge, code, r.amountCents);
@@ -120,41 +121,46 @@ const qrDescription = (code: BrCode) => `Pagamento QR Code ${code.merchantName}`
 const pixKeyNotFound = () => new AppError(422, 'PIX_KEY_NOT_FOUND', 'No account answers for this Pix key');
 
 /**
- * Holds the payment for the account's approver, or records it and debits it in its settlement workflow
- * (Update-with-Start), answering once the debit is decided: REJECTED is 422 with its reason, nothing moved.
+ * Holds the payment for the account's approver, or debits it in one transaction that also hands its settlement to
+ * its workflow: 201 PROCESSING, or 422 with the reason and nothing moved. No Temporal call is on this path. When the
+ * outcome is not known in time (a lost connection, the deadline), the answer is 202 PENDING and the settlement
+ * workflow, handed the request, debits it (idempotently) or finds it debited.
  */
 async function pay(ctx: PixPaymentContext, r: Payer, payment: Payment): Promise<PaymentAnswer> {
-  const { config } = ctx.services;
+  const { config, logger, orm, temporal } = ctx.services;
   const tenantId = r.auth.holder.tenantId;
   if (r.account.approverHolderId) {
     const held = { kind: 'PIX' as const, ...payment, amountCents: payment.amountCents.toString() };
     return { kind: 'held', held: await holdForApproval(ctx.services, { tenantId, source: r.account, requesterHolderId: r.auth.holder.id, idempotencyKey: r.idempotencyKey, payment: held }) };
   }
-  const recorded = await recordPayout(r.auth.em, config.KEY_PEPPER, { ...payment, tenantId, account: r.account, idempotencyKey: r.idempotencyKey }, {
-    taskQueue: config.TEMPORAL_TASK_QUEUE,
-    start: (payoutId) => payoutStart(ctx, r, payoutId),
-  });
-  return debit(ctx, r, recorded, payment.amountCents);
+  const debit = payoutDebitOf(config.KEY_PEPPER, { ...payment, tenantId, account: r.account, idempotencyKey: r.idempotencyKey });
+  const start = pixPayoutStart({ payoutId: debit.payoutId, tenantId, accountId: r.account.id, timing: payoutTiming(config) });
+  try {
+    return answerOf(await within(debitPayout(r.auth.em, debit, { taskQueue: config.TEMPORAL_TASK_QUEUE, start }), config.TEV_RESPONSE_DEADLINE_MS));
+  } catch (err) {
+    if (err instanceof AppError) throw err;
+    if (definitelyRefused(err)) {
+      logger.error({ err, payoutId: debit.payoutId }, 'Pix debit refused by the debit function; nothing was written');
+      throw new AppError(500, 'INTERNAL_ERROR', 'The payment could not be debited and nothing moved; the request id in X-Request-Id helps support find it');
+    }
+    logger.warn({ err, payoutId: debit.payoutId }, 'Pix debit outcome unknown; handing the request to its settlement workflow');
+    handOffUncertain(temporal.client, orm, config.TEMPORAL_TASK_QUEUE, { ...start, args: [{ ...(start.args[0] as PixPayoutInput), debit }] }, logger);
+    return answerOf({ kind: 'pending', payoutId: debit.payoutId, amountCents: debit.amountCents });
+  }
 }
 
-const payoutStart = ({ services: { config } }: PixPaymentContext, r: Payer, payoutId: string) =>
-  pixPayoutStart({ payoutId, tenantId: r.auth.holder.tenantId, accountId: r.account.id, pollMs: config.PIX_POLL_MS, refundWatchMs: config.PIX_REFUND_WATCH_MS });
+/** How the settlement workflow waits for the provider's notification before asking the provider itself. */
+export const payoutTiming = (config: Services['config']): PayoutTiming => ({ notificationWaitMs: config.PIX_NOTIFICATION_WAIT_MS, longestWaitMs: config.PIX_QUERY_MAX_WAIT_MS });
 
-/** A recorded payout whose debit is not decided yet is debited by its workflow now, within the response deadline. */
-async function debit(ctx: PixPaymentContext, r: Payer, recorded: { payoutId: string; opening: PayoutOpening | null; handOff: HandOff | null }, amountCents: bigint): Promise<PaymentAnswer> {
-  const { config, temporal } = ctx.services;
-  const opening = recorded.opening ?? (await startWithUpdate(temporal.client, config.TEMPORAL_TASK_QUEUE, payoutStart(ctx, r, recorded.payoutId), payoutOpened, config.TEV_RESPONSE_DEADLINE_MS));
-  // The debit was decided by the run: Temporal has it. Otherwise the hand-off's reconciler starts (or joins) it.
-  if (opening && recorded.handOff) await confirmHandOff(r.auth.em, recorded.handOff);
-  return answerOf(recorded.payoutId, amountCents, opening);
-}
-
-function answerOf(payoutId: string, amountCents: bigint, opening: PayoutOpening | null): PaymentAnswer {
+function answerOf(debited: DebitOutcome): PaymentAnswer {
   // Accepted, not debited yet: the workflow debits (or refuses) as soon as a worker runs it.
-  if (!opening) return { kind: 'pending', payout: { payoutId, status: 'PENDING', amountCents: amountCents.toString(), feeCents: null, createdAt: new Date().toISOString() } };
+  if (debited.kind === 'pending') {
+    return { kind: 'pending', payout: { payoutId: debited.payoutId, status: 'PENDING', amountCents: debited.amountCents, feeCents: null, createdAt: new Date().toISOString() } };
+  }
+  const opening = debited.opening;
   if (opening.status === 'REJECTED') {
     throw new AppError(422, opening.reason ?? 'REJECTED', opening.reason === 'INSUFFICIENT_BALANCE' ? 'The balance does not cover the amount and the fee' : 'The account cannot send Pix');
   }
-  const { status, amountCents: amount, feeCents, createdAt } = opening;
-  return { kind: 'debited', payout: { payoutId: opening.payoutId, status, amountCents: amount, feeCents, createdAt } };
+  const { payoutId, status, amountCents, feeCents, createdAt } = opening;
+  return { kind: 'debited', payout: { payoutId, status, amountCents, feeCents, createdAt } };
 }

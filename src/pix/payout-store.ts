@@ -96,21 +96,6 @@ async function one(em: EntityManager, sql: string, params: unknown[]): Promise<P
   return row ? toPixPayout(row) : null;
 }
 
-export type NewPayout = Pick<PixPayout, 'id' | 'tenantId' | 'accountId' | 'channel' | 'amountCents' | 'pixKey' | 'pixKeyType' | 'beneficiary' | 'qr' | 'description' | 'requestHash'> & {
-  idempotencyKey: string;
-};
-
-/** Inserts the REQUESTED payout; answers false when its id (account and Idempotency-Key) was recorded already. */
-export async function insertPayout(em: EntityManager, p: NewPayout): Promise<boolean> {
-  const inserted = await em.execute<{ id: string }[]>(
-    `insert into pix_payout (id, tenant_id, account_id, channel, amount_cents, pix_key, pix_key_type, beneficiary, qr, description, idempotency_key, request_hash, status)
-     values (?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?, ?, ?, 'REQUESTED')
-     on conflict do nothing returning id`,
-    [p.id, p.tenantId, p.accountId, p.channel, p.amountCents.toString(), p.pixKey, p.pixKeyType, JSON.stringify(p.beneficiary), p.qr ? JSON.stringify(p.qr) : null, p.description, p.idempotencyKey, p.requestHash],
-  );
-  return inserted.length > 0;
-}
-
 export const findPayout = (em: EntityManager, payoutId: string) => one(em, `select ${COLUMNS} from pix_payout p where p.id = ?`, [payoutId]);
 
 /** The payout of an account's Idempotency-Key, if a request under that key was recorded. */

@@ -2,23 +2,22 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { Account } from '../accounts/entities.ts';
 import { enqueueEvents, type EventType } from '../events/outbox.ts';
 import { feesFor } from '../fees/service.ts';
-import { insertHandOff, type HandOff } from '../handoff/store.ts';
 import { Holder } from '../identity/entities.ts';
 import { feeRevenueAccountId, lockAccounts, postMovements, settlementAccountId, type MovementInput } from '../ledger/posting.ts';
 import { markPayoutMovementRefunded, markPayoutMovementsFailed, markPayoutMovementsPosted } from '../ledger/store.ts';
-import { AppError } from '../shared/errors.ts';
-import { assertSameRequest, requestHash } from '../shared/idempotency.ts';
+import { AppError, notFound } from '../shared/errors.ts';
+import { idempotencyConflict, requestHash } from '../shared/idempotency.ts';
 import { documentShownToPayer } from '../shared/documents.ts';
-import { derivedId } from '../shared/ids.ts';
+import { derivedId, newCuid } from '../shared/ids.ts';
+import { isoUtc } from '../shared/pagination.ts';
 import { paymentDate } from '../shared/time.ts';
 import type { WorkflowStart } from '../temporal/workflow-start.ts';
 import { Tenant } from '../tenants/entities.ts';
 import { BANK_ISPB } from '../transfers/metadata.ts';
-import type { PayoutOpening } from '../../workflows/contracts/pix-payout.ts';
+import type { PayoutDebit, PayoutOpening } from '../../workflows/contracts/pix-payout.ts';
 import type { PixKeyType } from './keys.ts';
 import {
   findPayout,
-  insertPayout,
   isReturnPosted,
   lockPayout,
   markPayoutDebited,
@@ -29,6 +28,7 @@ import {
   type PayoutChannel,
   type PayoutQr,
   type PixPayout,
+  type PixPayoutState,
 } from './payout-store.ts';
 import type { Beneficiary, PayoutSubmission, ProviderPayoutState } from './provider.ts';
 
@@ -71,40 +71,66 @@ export const openingOf = (p: PixPayout): PayoutOpening | null =>
 export const payoutRequestHash = (r: Pick<PayoutRequest, 'channel' | 'amountCents' | 'pixKey' | 'pixKeyType' | 'qr' | 'description'>): string =>
   requestHash([r.channel, r.amountCents.toString(), r.pixKey, r.pixKeyType, r.qr?.txid ?? null, r.description]);
 
+/** The payment request as the debit takes it (the beneficiary's document as the payer may see it). */
+export function payoutDebitOf(pepper: string, r: PayoutRequest): PayoutDebit {
+  return {
+    payoutId: payoutIdFor(pepper, r.account.id, r.idempotencyKey),
+    tenantId: r.tenantId,
+    accountId: r.account.id,
+    channel: r.channel,
+    amountCents: r.amountCents.toString(),
+    pixKey: r.pixKey,
+    pixKeyType: r.pixKeyType,
+    // Stored as the payer may see it: the payout's views, statement and events all read this copy.
+    beneficiary: { ...r.beneficiary, document: documentShownToPayer(r.beneficiary.document) },
+    qr: r.qr,
+    description: r.description,
+    idempotencyKey: r.idempotencyKey,
+    requestHash: payoutRequestHash(r),
+  };
+}
+
+/** What the debit came to: PROCESSING or REJECTED, or PENDING for a payout recorded earlier whose workflow debits it. */
+export type DebitOutcome = { kind: 'decided'; opening: PayoutOpening } | { kind: 'pending'; payoutId: string; amountCents: string };
+
+const DEBIT_REFUSALS: Record<string, () => AppError> = {
+  SOURCE_NOT_FOUND: () => notFound('Account'),
+  IDEMPOTENCY_KEY_REUSED: idempotencyConflict,
+};
+
 /**
- * Records the payment request (idempotency: same key and body, same payout; another body, 409). With `handOff`, the
- * hand-off of its settlement workflow is recorded in the same transaction (a payout held for approval has none: its
- * approval workflow starts the settlement).
+ * The debit, in one round trip (`debit_pix_payout`, src/ledger/sql/): the payout is recorded under its idempotency
+ * key with its outcome; when the account may move money and its balance covers the amount and the fee, they leave it
+ * for the settlement and fee revenue accounts, and the hand-off of the settlement workflow is written, all in one
+ * transaction. The same request again answers as the first did. `handOff` is null when the caller starts the
+ * settlement workflow itself (an approval starts it as its child; a run that debits continues itself).
  */
-export async function recordPayout(
-  em: EntityManager,
-  pepper: string,
-  r: PayoutRequest,
-  handOff?: { taskQueue: string; start: (payoutId: string) => WorkflowStart },
-): Promise<{ payoutId: string; opening: PayoutOpening | null; handOff: HandOff | null }> {
-  const payoutId = payoutIdFor(pepper, r.account.id, r.idempotencyKey);
-  const hash = payoutRequestHash(r);
-  return em.transactional(async (tx) => {
-    const inserted = await insertPayout(tx, {
-      id: payoutId,
-      tenantId: r.tenantId,
-      accountId: r.account.id,
-      channel: r.channel,
-      amountCents: r.amountCents,
-      pixKey: r.pixKey,
-      pixKeyType: r.pixKeyType,
-      // Stored as the payer may see it: the payout's views, statement and events all read this copy.
-      beneficiary: { ...r.beneficiary, document: documentShownToPayer(r.beneficiary.document) },
-      qr: r.qr,
-      description: r.description,
-      requestHash: hash,
-      idempotencyKey: r.idempotencyKey,
-    });
-    const payout = (await findPayout(tx, payoutId))!;
-    assertSameRequest(payout.requestHash, hash);
-    const recorded = inserted && handOff ? await insertHandOff(tx, handOff.taskQueue, handOff.start(payoutId)) : null;
-    return { payoutId, opening: openingOf(payout), handOff: recorded };
-  });
+export async function debitPayout(em: EntityManager, d: PayoutDebit, handOff: { taskQueue: string; start: WorkflowStart } | null): Promise<DebitOutcome> {
+  // As an array literal: the query builder would spread a JavaScript array into separate parameters.
+  const ids = `{${Array.from({ length: 7 }, newCuid).join(',')}}`;
+  const [row] = await em.execute<{ code: string; status: PixPayoutState | null; reason: string | null; fee_cents: string | null; created_at: string | null }[]>(
+    `select code, status, reason, fee_cents::text as fee_cents, ${isoUtc('created_at')} as created_at
+       from debit_pix_payout(?, ?::uuid, ?::uuid, ?, ?::bigint, ?, ?, ?::jsonb, ?::jsonb, ?, ?, ?, ?::text[], ?::jsonb)`,
+    [
+      d.payoutId, d.tenantId, d.accountId, d.channel, d.amountCents, d.pixKey, d.pixKeyType, JSON.stringify(d.beneficiary),
+      d.qr ? JSON.stringify(d.qr) : null, d.description, d.idempotencyKey, d.requestHash, ids,
+      handOff ? JSON.stringify({ ...handOff.start, taskQueue: handOff.taskQueue }) : null,
+    ],
+  );
+  const refusal = DEBIT_REFUSALS[row!.code];
+  if (refusal) throw refusal();
+  if (row!.code === 'PENDING') return { kind: 'pending', payoutId: d.payoutId, amountCents: d.amountCents };
+  return {
+    kind: 'decided',
+    opening: {
+      payoutId: d.payoutId,
+      status: row!.status === 'REJECTED' ? 'REJECTED' : 'PROCESSING',
+      amountCents: d.amountCents,
+      feeCents: row!.fee_cents ?? '0',
+      reason: row!.reason,
+      createdAt: row!.created_at!,
+    },
+  };
 }
 
 function payoutEvent(p: PixPayout, account: { id: string; pixAccountId: string }, type: EventType, data: Record<string, unknown>) {

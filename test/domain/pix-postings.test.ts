@@ -1,6 +1,6 @@
 /**
- * The Pix posting rules, in process: incoming Pix, a payout's debit, settlement, reversal and refund, and the posting
- * guards every one of them goes through (`postMovements`), called directly on the run's database. Every test has a
+ * The Pix posting rules, in process: incoming Pix, a payout's debit (`debit_pix_payout`), settlement, reversal and refund, and
+ * the posting guards the others go through (`postMovements`), called directly on the run's database. Every test has a
  * tenant of its own, whose ledger must still be consistent and sum to zero afterwards.
  */
 import { randomUUID } from 'node:crypto';
@@ -9,7 +9,8 @@ import { Account } from '../../src/accounts/entities.ts';
 import { feeRevenueAccountId, InsufficientBalance, lockAccounts, postMovements, settlementAccountId, type MovementInput } from '../../src/ledger/posting.ts';
 import { receivePix } from '../../src/pix/incoming.ts';
 import { MASK_PAYER_VISIBLE_CPF } from '../../src/persistence/migrations/Migration20261124000500_mask_payer_visible_cpf.ts';
-import { openPayout, receivePayoutReturn, recordPayout, refundPayout, reversePayout, settlePayout } from '../../src/pix/payouts.ts';
+import { debitPayout, payoutDebitOf, receivePayoutReturn, refundPayout, reversePayout, settlePayout, type DebitOutcome } from '../../src/pix/payouts.ts';
+import { pixPayoutStart, type PayoutDebit } from '../../workflows/contracts/pix-payout.ts';
 import { sql } from '../support/db.ts';
 import { balanceOf } from '../support/ledger.ts';
 import { tenantState } from '../support/tenant-state.ts';
@@ -45,22 +46,33 @@ const balances = async (w: World) => ({
 /** What the world starts with: the incoming R$ 100,00 came from the settlement account, its fee went to revenue. */
 const AFTER_FUNDING = { holder: 10_000n - RECEIVE_FEE, settlement: -10_000n, revenue: RECEIVE_FEE };
 
-async function payout(w: World, amountCents: bigint): Promise<string> {
-  const em = db.em();
-  const account = await em.findOneOrFail(Account, { id: w.holder.accountId });
-  const { payoutId } = await recordPayout(em, 'test-pepper', {
+const JOAO = { ispb: '87654321', name: 'João Recebedor', document: '12345678909', institution: 'Outro Banco', branch: '0002', account: '99887766', accountType: 'CACC' };
+
+/** A payment request of `amountCents` to João's e-mail key, as the payment endpoint debits it. */
+async function debitRequest(w: World, amountCents: bigint, idempotencyKey = randomUUID()): Promise<PayoutDebit> {
+  const account = await db.em().findOneOrFail(Account, { id: w.holder.accountId });
+  return payoutDebitOf('test-pepper', {
     tenantId: w.tenantId,
     account,
     channel: 'PIX_OUT',
     amountCents,
     pixKey: 'joao@example.com',
     pixKeyType: 'EMAIL',
-    beneficiary: { ispb: '87654321', name: 'João Recebedor', document: '12345678909', institution: 'Outro Banco', branch: '0002', account: '99887766', accountType: 'CACC' },
+    beneficiary: JOAO,
     qr: null,
     description: 'Pix para João',
-    idempotencyKey: randomUUID(),
+    idempotencyKey,
   });
-  return payoutId;
+}
+
+const decided = (outcome: DebitOutcome) => {
+  if (outcome.kind !== 'decided') throw new Error(`not decided: ${JSON.stringify(outcome)}`);
+  return outcome.opening;
+};
+
+/** Debits a payout (no hand-off) and answers its id. */
+async function payout(w: World, amountCents: bigint): Promise<string> {
+  return decided(await debitPayout(db.em(), await debitRequest(w, amountCents), null)).payoutId;
 }
 
 const payoutStatus = async (payoutId: string) => (await sql('select status, reason from pix_payout where id = $1', [payoutId]))[0];
@@ -107,8 +119,16 @@ describe('incoming Pix', () => {
 describe('a payout', () => {
   test('its debit takes amount and fee at once (PROCESSING); the provider settles it: POSTED, and nothing more moves', async () => {
     const w = await world();
-    const payoutId = await payout(w, 1_500n);
-    expect(await openPayout(db.em(), payoutId)).toMatchObject({ payoutId, status: 'PROCESSING', amountCents: '1500', feeCents: '100', reason: null });
+    const request = await debitRequest(w, 1_500n);
+    const start = pixPayoutStart({ payoutId: request.payoutId, tenantId: w.tenantId, accountId: w.holder.accountId, timing: { notificationWaitMs: 1000, longestWaitMs: 60_000 } });
+    const taskQueue = `test-${randomUUID()}`;
+    const opening = decided(await debitPayout(db.em(), request, { taskQueue, start }));
+    const payoutId = request.payoutId;
+    expect(opening).toMatchObject({ payoutId, status: 'PROCESSING', amountCents: '1500', feeCents: '100', reason: null });
+    // The settlement workflow's hand-off, in the same transaction, due at once.
+    expect(await sql('select workflow_id, args, next_attempt_at <= now() as due from workflow_start where task_queue = $1', [taskQueue])).toEqual([
+      { workflow_id: `pix-payout-${payoutId}`, args: start.args, due: true },
+    ]);
     const debited = { holder: AFTER_FUNDING.holder - 1_500n - SEND_FEE, settlement: AFTER_FUNDING.settlement + 1_500n, revenue: AFTER_FUNDING.revenue + SEND_FEE };
     expect(await balances(w)).toEqual(debited);
     expect(await movementsOf(payoutId)).toEqual([
@@ -116,7 +136,10 @@ describe('a payout', () => {
       { source: 'PIX_OUT', status: 'PENDING', payout_status: 'PROCESSING' },
       { source: 'SETTLEMENT', status: 'PENDING', payout_status: null },
     ]);
-    expect(await openPayout(db.em(), payoutId)).toMatchObject({ status: 'PROCESSING' });
+    // The same request again answers as the first did, and debits nothing more; another request under its key is 409.
+    expect(decided(await debitPayout(db.em(), request, null))).toEqual(opening);
+    await expect(debitPayout(db.em(), { ...request, amountCents: '1501', requestHash: 'another request' }, null)).rejects.toMatchObject({ code: 'IDEMPOTENCY_KEY_REUSED' });
+    expect(await balances(w)).toEqual(debited);
 
     await settlePayout(db.em(), payoutId, { state: 'POSTED', endToEndId: 'E12345678202601021200abcdefghijk', settledAt: new Date().toISOString(), refund: null });
     expect(await payoutStatus(payoutId)).toEqual({ status: 'POSTED', reason: null });
@@ -131,7 +154,6 @@ describe('a payout', () => {
   test("the receiver's CPF is stored as the payer may see it; one recorded whole before that is masked by the upgrade", async () => {
     const w = await world();
     const payoutId = await payout(w, 1_500n);
-    await openPayout(db.em(), payoutId);
     const shown = async () => ({
       payout: (await sql(`select beneficiary->>'document' as d from pix_payout where id = $1`, [payoutId]))[0].d,
       debit: (await sql(`select metadata->'beneficiary'->>'document' as d from movement where operation_id = $1 and source = 'PIX_OUT'`, [payoutId]))[0].d,
@@ -147,8 +169,13 @@ describe('a payout', () => {
 
   test('a balance that covers the amount but not the fee: REJECTED with INSUFFICIENT_BALANCE, nothing moves', async () => {
     const w = await world();
-    const payoutId = await payout(w, AFTER_FUNDING.holder - SEND_FEE + 1n);
-    expect(await openPayout(db.em(), payoutId)).toMatchObject({ status: 'REJECTED', reason: 'INSUFFICIENT_BALANCE' });
+    const request = await debitRequest(w, AFTER_FUNDING.holder - SEND_FEE + 1n);
+    const payoutId = request.payoutId;
+    expect(decided(await debitPayout(db.em(), request, { taskQueue: `test-${randomUUID()}`, start: pixPayoutStart({ payoutId, tenantId: w.tenantId, accountId: w.holder.accountId, timing: { notificationWaitMs: 1, longestWaitMs: 1 } }) }))).toMatchObject({
+      status: 'REJECTED',
+      reason: 'INSUFFICIENT_BALANCE',
+    });
+    expect(await sql('select 1 from workflow_start where workflow_id = $1', [`pix-payout-${payoutId}`])).toEqual([]);
     expect(await balances(w)).toEqual(AFTER_FUNDING);
     expect(await movementsOf(payoutId)).toEqual([]);
   });
@@ -156,7 +183,6 @@ describe('a payout', () => {
   test('FAILED at the provider: amount and fee return as a reversal, once', async () => {
     const w = await world();
     const payoutId = await payout(w, 1_500n);
-    await openPayout(db.em(), payoutId);
     const failed = { state: 'FAILED', endToEndId: 'E12345678202601021200abcdefghijk', reason: 'Conta destino encerrada' } as const;
     await reversePayout(db.em(), payoutId, failed);
     await reversePayout(db.em(), payoutId, failed);
@@ -178,7 +204,6 @@ describe('a payout', () => {
   test('refunded after settlement: the refunded amount (not the fee) is credited back, once', async () => {
     const w = await world();
     const payoutId = await payout(w, 1_500n);
-    await openPayout(db.em(), payoutId);
     await settlePayout(db.em(), payoutId, { state: 'POSTED', endToEndId: 'E12345678202601021200abcdefghijk', settledAt: new Date().toISOString(), refund: null });
     const refund = { endToEndId: 'D12345678202601021205abcdefghijk', amountCents: '500', refundedAt: new Date().toISOString() };
     await refundPayout(db.em(), payoutId, refund);
@@ -204,7 +229,6 @@ describe('returns of a payout (a charge it paid refunded by the receiver)', () =
   test('returned in parts: each return is credited once by its end-to-end id, and together they never pass the amount', async () => {
     const w = await world();
     const payoutId = await payout(w, 1_500n);
-    await openPayout(db.em(), payoutId);
     await settlePayout(db.em(), payoutId, { state: 'POSTED', endToEndId: E2E, settledAt: new Date().toISOString(), refund: null });
     const first = returned('D00000000202601021205aaaaaaaaaaa', '500');
     await refundPayout(db.em(), payoutId, first);
@@ -224,7 +248,6 @@ describe('returns of a payout (a charge it paid refunded by the receiver)', () =
   test('a return delivered before the platform saw the payout settle settles it first, then credits it', async () => {
     const w = await world();
     const payoutId = await payout(w, 1_500n);
-    await openPayout(db.em(), payoutId);
     await receivePayoutReturn(db.em(), payoutId, { state: 'POSTED', endToEndId: E2E, settledAt: new Date().toISOString(), refund: returned('D00000000202601021205aaaaaaaaaaa', '1500') });
     // The provider's settlement, when the workflow reads it later, changes nothing.
     await settlePayout(db.em(), payoutId, { state: 'POSTED', endToEndId: E2E, settledAt: new Date().toISOString(), refund: null });

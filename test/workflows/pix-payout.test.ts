@@ -1,7 +1,20 @@
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import proto from '@temporalio/proto';
 import type { PixPayoutInput } from '../../workflows/contracts/pix-payout.ts';
-import { followPayout, openingOf, PENDING, POSTED, REFUND, payoutFails, payoutOutlastsRuns, payoutRefunded, payoutRejected, payoutSettles } from './scenarios/pix-payout.ts';
+import {
+  FAILED,
+  followPayout,
+  PENDING,
+  POSTED,
+  REFUND,
+  payoutFallbackFails,
+  payoutFallbackSettles,
+  payoutNotified,
+  payoutOutlastsRuns,
+  payoutUncertainNotified,
+  payoutUncertainRejected,
+  uncertainDebit,
+} from './scenarios/pix-payout.ts';
 import { runHistories, startHarness, type WorkflowHarness } from './support/harness.ts';
 
 const { EventType } = proto.temporal.api.enums.v1;
@@ -14,69 +27,57 @@ afterAll(async () => {
   await h?.teardown();
 });
 
-test('refused debit: the payment request gets REJECTED and nothing reaches the provider', async () => {
-  const run = await payoutRejected(h);
-  expect(run.opening).toEqual(openingOf(run.payoutId, true));
-  expect(run.result).toBe('REJECTED');
-  expect(run.log.list()).toEqual([['openPixPayout', run.payoutId]]);
-});
+const timersOf = async (workflowId: string) =>
+  (await runHistories(h.client, workflowId)).flatMap((r) => r.events!.filter((e) => e.eventType === EventType.EVENT_TYPE_TIMER_STARTED));
 
-test('the provider is pending three times, then settles; the refund watch ends without a refund', async () => {
-  const run = await payoutSettles(h);
-  expect(run.opening).toEqual(openingOf(run.payoutId));
+test('notified: the run submits, waits, and ends with the notified state; it never asks the provider', async () => {
+  const run = await payoutNotified(h);
   expect(run.result).toBe('POSTED');
-  const names = run.log.names();
-  expect(names.slice(0, 7)).toEqual(['openPixPayout', 'submitPixPayout', 'queryPixPayout', 'queryPixPayout', 'queryPixPayout', 'queryPixPayout', 'settlePixPayout']);
-  expect(run.log.calls[6]!.args).toEqual([run.payoutId, POSTED]);
-  // Then refund checks only, with waits doubling from `pollMs` until the 300 ms watch has passed.
-  const checks = names.slice(7);
-  expect(checks.length).toBeGreaterThanOrEqual(1);
-  expect(new Set(checks)).toEqual(new Set(['queryPixPayout']));
+  expect(run.log.list()).toEqual([['submitPixPayout', run.payoutId]]);
 });
 
-test('polls wait `pollMs` between queries', async () => {
-  const run = await followPayout(h, { states: [PENDING, PENDING, POSTED], refundWatchMs: 1 });
+test('no notification in time: the run asks the provider, `notificationWaitMs` apart, and applies what it answers', async () => {
+  const run = await payoutFallbackSettles(h);
+  expect(run.result).toBe('REFUNDED');
+  expect(run.log.names()).toEqual(['submitPixPayout', 'queryPixPayout', 'queryPixPayout', 'queryPixPayout', 'settlePixPayout', 'refundPixPayout']);
+  expect(run.log.calls[4]!.args).toEqual([run.payoutId, { ...POSTED, refund: REFUND }]);
+  expect(run.log.calls[5]!.args).toEqual([run.payoutId, REFUND]);
   const queries = run.log.calls.filter((c) => c.name === 'queryPixPayout').map((c) => c.at);
-  expect(queries[1]! - queries[0]!).toBeGreaterThanOrEqual(45);
-  expect(queries[2]! - queries[1]!).toBeGreaterThanOrEqual(45);
+  expect(queries[1]! - queries[0]!).toBeGreaterThanOrEqual(90);
 });
 
-test('a refund of a settled payout is credited once and ends the run REFUNDED', async () => {
-  const run = await payoutRefunded(h);
-  expect(run.result).toBe('REFUNDED');
-  expect(run.log.names()).toEqual(['openPixPayout', 'submitPixPayout', 'queryPixPayout', 'queryPixPayout', 'settlePixPayout', 'queryPixPayout', 'queryPixPayout', 'refundPixPayout']);
-  expect(run.log.calls.at(-1)!.args).toEqual([run.payoutId, REFUND]);
+test('FAILED by the fallback query: the debit is reversed once and the run ends', async () => {
+  const run = await payoutFallbackFails(h);
+  expect(run.result).toBe('FAILED');
+  expect(run.log.names()).toEqual(['submitPixPayout', 'queryPixPayout', 'queryPixPayout', 'reversePixPayout']);
+  expect(run.log.calls.at(-1)!.args).toEqual([run.payoutId, FAILED]);
 });
 
-test.each(['FAILED', 'CANCELLED'] as const)('%s at the provider: the debit is reversed once', async (state) => {
-  const run = await payoutFails(h, state);
-  expect(run.result).toBe(state);
-  expect(run.log.names()).toEqual(['openPixPayout', 'submitPixPayout', 'queryPixPayout', 'queryPixPayout', 'reversePixPayout']);
-  expect(run.log.calls.at(-1)!.args).toEqual([run.payoutId, { state, endToEndId: 'E2E-FAILED', reason: 'Conta destino encerrada' }]);
+test('a debit the api could not tell: the run debits first; refused, nothing reaches the provider', async () => {
+  const run = await payoutUncertainRejected(h);
+  expect(run.result).toBe('REJECTED');
+  expect(run.log.list()).toEqual([['debitPixPayout', { ...uncertainDebit(run.payoutId), tenantId: expect.any(String), accountId: expect.any(String) }]]);
+  const debited = await payoutUncertainNotified(h);
+  expect(debited.result).toBe('FAILED');
+  expect(debited.log.names()).toEqual(['debitPixPayout', 'submitPixPayout']);
 });
 
-test('a provider pending past `pollsPerRun` queries: the run continues as new, never debits or submits again, and settles', async () => {
+test('the fallback waits grow: a few at `notificationWaitMs`, then doubling up to `longestWaitMs`', async () => {
+  const run = await followPayout(h, { states: [PENDING, PENDING, PENDING, PENDING, PENDING, PENDING, POSTED] });
+  expect(run.result).toBe('POSTED');
+  const timers = await timersOf(run.workflowIds[0]!);
+  expect(timers.map((t) => Number(t.timerStartedEventAttributes!.startToFireTimeout!.seconds ?? 0) * 1000 + (t.timerStartedEventAttributes!.startToFireTimeout!.nanos ?? 0) / 1e6)).toEqual([
+    100, 100, 100, 100, 200, 400, 400,
+  ]);
+});
+
+test('a provider pending past `pollsPerRun` queries: the run continues as new, never submits again, and settles', async () => {
   const run = await payoutOutlastsRuns(h);
-  expect(run.result).toBe('REFUNDED');
-  expect(run.log.names()).toEqual([
-    'openPixPayout', 'submitPixPayout', ...Array(8).fill('queryPixPayout'), 'settlePixPayout', 'queryPixPayout', 'queryPixPayout', 'queryPixPayout', 'refundPixPayout',
-  ]);
-
-  // Activities per run: the submission and 3 pending queries; 3 pending queries; a pending query, the settling one,
-  // the settlement and a refund check; 2 refund checks and the refund.
+  expect(run.result).toBe('POSTED');
+  expect(run.log.names()).toEqual(['submitPixPayout', ...Array(5).fill('queryPixPayout'), 'settlePixPayout']);
   const runs = await runHistories(h.client, run.workflowIds[0]!);
-  const activitiesPerRun = runs.map((r) => r.events!.filter((e) => e.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED).length);
-  expect(activitiesPerRun).toEqual([4, 3, 4, 3]);
   const ends = runs.map((r) => r.events!.at(-1)!.eventType);
-  expect(ends).toEqual([...Array(3).fill(EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW), EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED]);
-
-  // What each run was given: the debit's answer and where the follow-up stood.
+  expect(ends).toEqual([...Array(2).fill(EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW), EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED]);
   const inputs = runs.map((r) => JSON.parse(Buffer.from(r.events![0]!.workflowExecutionStartedEventAttributes!.input!.payloads![0]!.data!).toString()) as PixPayoutInput);
-  const opening = openingOf(run.payoutId);
-  expect(inputs.map((i) => i.resume)).toEqual([
-    undefined,
-    { opening, followUp: { phase: 'SETTLING' } },
-    { opening, followUp: { phase: 'SETTLING' } },
-    { opening, followUp: { phase: 'WATCHING_REFUND', settledAt: expect.any(String), nextWaitMs: 100 } },
-  ]);
+  expect(inputs.map((i) => i.waiting)).toEqual([undefined, { asks: 2 }, { asks: 4 }]);
 });

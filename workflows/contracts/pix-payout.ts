@@ -1,6 +1,9 @@
 /** Contract of the Pix payout workflow (`pix-payout-<payoutId>`): the api, the workflow and its activities import it. */
-import { defineUpdate } from '@temporalio/workflow';
+import { defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { WorkflowStart } from '../../src/temporal/workflow-start.ts';
+import type { PayoutChannel, PayoutQr } from '../../src/pix/payout-store.ts';
+import type { PixKeyType } from '../../src/pix/keys.ts';
+import type { Beneficiary } from '../../src/pix/provider.ts';
 
 /** What the payment endpoints answer once the debit is decided. */
 export interface PayoutOpening {
@@ -12,17 +15,46 @@ export interface PayoutOpening {
   createdAt: string;
 }
 
+/**
+ * A payment request as the debit takes it, as plain data: the request debits it in its own transaction; only when it
+ * cannot tell whether that transaction committed does the workflow run the same debit (idempotent by `payoutId`).
+ */
+export interface PayoutDebit {
+  payoutId: string;
+  tenantId: string;
+  accountId: string;
+  channel: PayoutChannel;
+  amountCents: string;
+  pixKey: string;
+  pixKeyType: PixKeyType;
+  /** As stored on the payout: the document as the payer may see it. */
+  beneficiary: Beneficiary;
+  qr: PayoutQr | null;
+  description: string;
+  idempotencyKey: string;
+  requestHash: string;
+}
+
 export interface PixPayoutInput {
   payoutId: string;
-  pollMs: number;
-  refundWatchMs: number;
+  /** How long the run waits for the provider's notification before it asks the provider instead (the fallback). */
+  notificationWaitMs?: number;
+  /** The longest wait between two fallback queries: after a few at `notificationWaitMs`, the waits double up to it. */
+  longestWaitMs?: number;
+  /** Only when the request could not tell whether its debit committed: the run debits first, idempotently. */
+  debit?: PayoutDebit;
+  /** A run that continues an earlier one: the payout was submitted, and the provider asked this many times. */
+  waiting?: { asks: number };
+  /** Runs started before the payout waited for notifications: how often they polled, and how long they watched a refund. */
+  pollMs?: number;
+  refundWatchMs?: number;
   /** Provider queries in one run before it continues as new (default `PAYOUT_POLLS_PER_RUN` in the workflow). */
   pollsPerRun?: number;
-  /** Only in a run that continues an earlier one: the debit's answer and where the follow-up stopped. */
+  /** Only in a run that continues an earlier one that polled: the debit's answer and where the follow-up stopped. */
   resume?: PayoutResume;
 }
 
-/** What a run passes to the next one when it continues as new (the debit and submission are never repeated). */
+/** What a polling run passes to the next one when it continues as new (the debit and submission are never repeated). */
 export interface PayoutResume {
   /** Still answers `payoutOpened` (a retried payment request joins whichever run is current). */
   opening: PayoutOpening;
@@ -32,17 +64,32 @@ export interface PayoutResume {
 /** A debited payout's follow-up: waiting for the provider to settle it, or watching the settled payout for a refund. */
 export type PayoutFollowUp = { phase: 'SETTLING' } | { phase: 'WATCHING_REFUND'; settledAt: string; nextWaitMs: number };
 
-/** The payment request waits on this: it returns once the debit is decided (PROCESSING or REJECTED). */
+/** Runs started before the debit moved into the request: the payment request waited on this for the debit. */
 export const payoutOpened = defineUpdate<PayoutOpening>('payoutOpened');
+
+/** Where a payout ends. */
+export type PayoutFinalState = 'POSTED' | 'FAILED' | 'CANCELLED' | 'REFUNDED';
+
+/**
+ * Sent once a provider's notification made the payout final in the database: the run has nothing left to do and ends.
+ * A lost signal only means the run asks the provider after `notificationWaitMs` and finds the same outcome applied.
+ */
+export const payoutFinal = defineSignal<[PayoutFinalState]>('payoutFinal');
 
 export const pixPayoutWorkflowId = (payoutId: string) => `pix-payout-${payoutId}`;
 
+export interface PayoutTiming {
+  notificationWaitMs: number;
+  longestWaitMs: number;
+}
+
 /** One run per payout; a run that failed or was terminated before finishing may be started again. */
-export function pixPayoutStart(p: PixPayoutInput & { tenantId: string; accountId: string }): WorkflowStart {
+export function pixPayoutStart(p: { payoutId: string; tenantId: string; accountId: string; timing: PayoutTiming; debit?: PayoutDebit }): WorkflowStart {
+  const input: PixPayoutInput = { payoutId: p.payoutId, ...p.timing, ...(p.debit ? { debit: p.debit } : {}) };
   return {
     workflowType: 'pixPayoutWorkflow',
     workflowId: pixPayoutWorkflowId(p.payoutId),
-    args: [{ payoutId: p.payoutId, pollMs: p.pollMs, refundWatchMs: p.refundWatchMs } satisfies PixPayoutInput],
+    args: [input],
     searchAttributes: { TenantId: p.tenantId, AccountId: p.accountId, PayoutId: p.payoutId },
     reusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
   };

@@ -100,10 +100,10 @@ export const executedTev = (): Executed => ({ status: 'EXECUTED', operationId: `
 
 export const executedPayout = (): Executed => {
   const payoutId = `p${randomUUID()}`;
-  return { status: 'EXECUTED', operationId: payoutId, reason: null, payout: { payoutId, pollMs: 50, refundWatchMs: 200 } };
+  return { status: 'EXECUTED', operationId: payoutId, reason: null, payout: { payoutId, notificationWaitMs: 50, longestWaitMs: 200 } };
 };
 
 export const refusedPayout = (): Executed => {
   const payoutId = `p${randomUUID()}`;
-  return { status: 'FAILED', operationId: payoutId, reason: 'INSUFFICIENT_BALANCE', payout: { payoutId, pollMs: 50, refundWatchMs: 200 } };
+  return { status: 'FAILED', operationId: payoutId, reason: 'INSUFFICIENT_BALANCE', payout: { payoutId, notificationWaitMs: 50, longestWaitMs: 200 } };
 };

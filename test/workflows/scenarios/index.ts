@@ -3,7 +3,7 @@ import type { ScenarioRun, WorkflowHarness } from '../support/harness.ts';
 import { approvalCancelled, approvalDecided, approvalDeciderReplaced, approvalExpires, executedPayout, executedTev, refusedPayout } from './approval.ts';
 import { kycResultFirst, kycThroughThePage } from './onboarding.ts';
 import { chargeExpires, chargePaidEarly, refundSent } from './pix-charge.ts';
-import { payoutFails, payoutOutlastsRuns, payoutRefunded, payoutRejected, payoutSettles } from './pix-payout.ts';
+import { payoutFallbackFails, payoutFallbackSettles, payoutNotified, payoutOutlastsRuns, payoutUncertainNotified, payoutUncertainRejected } from './pix-payout.ts';
 import { probeAnswers } from './probe.ts';
 import { outcomeUnknown, sandboxDone, sandboxFailed } from './tev.ts';
 import { deliveriesBackOff, wakeEndsIdleWait } from './webhook-endpoint.ts';
@@ -21,11 +21,12 @@ export const recordedScenarios: Record<string, (h: WorkflowHarness) => Promise<S
   'pix-charge-expires': chargeExpires,
   'pix-charge-paid': chargePaidEarly,
   'pix-charge-refund-sent': refundSent,
-  'pix-payout-rejected': payoutRejected,
-  'pix-payout-settles': payoutSettles,
-  'pix-payout-refunded': payoutRefunded,
-  'pix-payout-failed': (h) => payoutFails(h, 'FAILED'),
-  'pix-payout-outlasts-runs': payoutOutlastsRuns,
+  'pix-payout-notified': payoutNotified,
+  'pix-payout-fallback-settles': payoutFallbackSettles,
+  'pix-payout-fallback-fails': payoutFallbackFails,
+  'pix-payout-uncertain-rejected': payoutUncertainRejected,
+  'pix-payout-uncertain-notified': payoutUncertainNotified,
+  'pix-payout-waits-across-runs': payoutOutlastsRuns,
   probe: probeAnswers,
   'tev-sandbox-done': sandboxDone,
   'tev-sandbox-failed': sandboxFailed,
