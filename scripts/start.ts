@@ -1,7 +1,7 @@
 /**
  * `npm start`: the whole platform on one machine. Starts (or reuses) the embedded PostgreSQL, builds and starts the
- * Temporal dev server with its UI, applies migrations, then runs the api and the worker, restarting any of them that
- * crashes. Ctrl-C (or SIGTERM) stops everything in reverse order; data stays in ./data for the next start.
+ * Temporal dev server with its UI, applies migrations, then runs the sandbox PSP (with SANDBOX on), the api and the
+ * worker, restarting any of them that crashes. Ctrl-C (or SIGTERM) stops everything in reverse order; data stays in ./data for the next start.
  * Set DATABASE_URL to use another PostgreSQL, TEMPORAL_ADDRESS to use another Temporal server.
  */
 import { loadConfig, ConfigError, EMBEDDED_DATABASE } from '../src/config.ts';
@@ -89,6 +89,15 @@ try {
   // The api allocates short-lived objects for every request: a larger young generation (V8's default is 16 MB a
   // semi-space) collects them less often and promotes fewer, which shortened the TEV tail under load (bench/README.md).
   // The Dockerfile's CMD passes the same flag.
+  const sandbox = env.SANDBOX === '1' || env.SANDBOX === 'true';
+  const pspUrl = new URL(config.PIX_PROVIDER_URL);
+  if (sandbox) {
+    // The Pix provider the platform talks to over HTTP; it notifies the integration API of what happened.
+    env.SANDBOX_PSP_PORT ??= pspUrl.port || '3002';
+    env.SANDBOX_PSP_NOTIFY_URL ??= `http://${config.HOST}:${config.API_PORT}/v1/pix/provider/notifications`;
+    await supervisor.keep({ name: 'sandbox-psp', start: async () => spawnService({ name: 'sandbox-psp', command: node, args: ['src/sandbox/psp/main.ts'], env, inheritOutput: true }) });
+    await waitForHttp(`http://${config.HOST}:${env.SANDBOX_PSP_PORT}/health`, 60_000);
+  }
   const services = [['worker', ['worker/main.ts']], ['api', ['--max-semi-space-size=32', 'src/main.ts']]] as const;
   for (const [name, args] of services) {
     await supervisor.keep({ name, start: async () => spawnService({ name, command: node, args: [...args], env, inheritOutput: true }) });
@@ -102,7 +111,9 @@ try {
   say(`  holder API       ${holderUrl}   (docs ${holderUrl}/docs)`);
   say(`  integration API  ${integrationUrl}   (docs ${integrationUrl}/docs)`);
   if (temporalBinary) say('  Temporal UI      http://127.0.0.1:8233');
-  say(`  worker           task queue "${config.TEMPORAL_TASK_QUEUE}"${env.SANDBOX === '1' ? ', sandbox on' : ''}`);
+  if (sandbox) say(`  sandbox PSP      http://${config.HOST}:${env.SANDBOX_PSP_PORT}   (notifies ${env.SANDBOX_PSP_NOTIFY_URL})`);
+  else say(`  Pix provider     ${config.PIX_PROVIDER_URL}`);
+  say(`  worker           task queue "${config.TEMPORAL_TASK_QUEUE}"${sandbox ? ', sandbox on' : ''}`);
   say('A service that crashes is restarted (backoff 1 s to 30 s). Ctrl-C stops everything.');
 } catch (err) {
   process.stderr.write(`[start] ${err instanceof Error ? err.message : String(err)}\n`);

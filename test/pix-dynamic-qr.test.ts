@@ -4,7 +4,7 @@ import { createServer as createTcpServer, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { Client, Connection } from '@temporalio/client';
 import { buildBrCode, parseBrCode } from '../src/pix/brcode.ts';
-import { sandboxPsp } from '../src/pix/sandbox-psp.ts';
+import { pixDocumentFetcher } from '../src/pix/document-client.ts';
 import { adminOk } from './support/admin.ts';
 import { closeDb, sql } from './support/db.ts';
 import { apiKey, fund, newTenant, onboarded, pixAccountIdOf, shownToPixPayer, tenantHeaders, waitFor, type Onboarded } from './support/fixtures.ts';
@@ -403,10 +403,8 @@ describe('paying another institution\'s charge', () => {
   });
 
   test('outside the sandbox the provider reads other hosts through the address guard, on port 443 only; no connection is attempted otherwise', async () => {
-    const guarded = sandboxPsp(() => {
-      throw new Error('no database needed to fetch');
-    }, { settleMs: 1, publicBaseUrl: 'https://bank.example.com', taskQueue: 'unused', allowedHosts: [], readPublicHosts: true });
-    const read = (url: string) => guarded.fetchDocument(new URL(url));
+    const guarded = pixDocumentFetcher({ publicBaseUrl: 'https://bank.example.com', allowedHosts: [], publicHosts: true });
+    const read = (url: string) => guarded(new URL(url));
     expect(await read('https://127.0.0.1/jwks.json')).toEqual({ ok: false, error: '127.0.0.1 is a private or reserved address' });
     expect(await read('https://[::ffff:7f00:1]/jwks.json')).toEqual({ ok: false, error: '[::ffff:7f00:1] is a private or reserved address' });
     expect(await read('https://localhost/jwks.json')).toEqual({ ok: false, error: 'localhost could not be reached: it resolves to a private or reserved address' });

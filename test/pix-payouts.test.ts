@@ -118,7 +118,7 @@ describe('Pix payout by key', () => {
     expect(await balanceOf(alice.account.id)).toBe(before - cents - 100n + refunded);
     const events = await eventsOf(id);
     expect(events.map((e) => e.type)).toEqual(['pix.payout.succeeded', 'pix.payout.refunded']);
-    expect(events[1]!.data).toMatchObject({ payoutId: id, amountCents: cents.toString(), refundAmountCents: refunded.toString(), refundEndToEndId: expect.stringMatching(/^E99999999/) });
+    expect(events[1]!.data).toMatchObject({ payoutId: id, amountCents: cents.toString(), refundAmountCents: refunded.toString(), refundEndToEndId: expect.stringMatching(/^D99999999/) });
     expect(done.entries.at(-1)).toMatchObject({ kind: 'REVERSAL', amount: refunded.toString() });
   });
 

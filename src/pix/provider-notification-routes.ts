@@ -61,6 +61,15 @@ const Notification = z
           branch: z.string().regex(/^\d{1,4}$/).openapi({ example: '0001' }),
           account: z.string().regex(/^\d{1,20}$/).openapi({ example: '9999999' }),
         }),
+        txid: z
+          .string()
+          .regex(/^[A-Za-z0-9]{26,35}$/)
+          .optional()
+          .openapi({
+            description:
+              "The txid of the platform's charge this Pix pays (a payer scanned its dynamic BR Code): the charge is paid, or the Pix refused with why (404 `NOT_FOUND`, 409 `CHARGE_ALREADY_PAID` / `CHARGE_EXPIRED`, 422 `CHARGE_AMOUNT_MISMATCH`)",
+            example: 'Kq3v9x0k2m8w4r7y1b5n6c2zA4s7d1f9',
+          }),
       }),
     }),
   ])
@@ -124,7 +133,7 @@ export function registerPixProviderNotificationRoutes(router: Router, registry: 
     description:
       'Called by the PSP, never by integrators. Applied once per `webhook-id` (sent again: 200 `duplicate` with the first result); a payout ' +
       'already final is answered as it stands and nothing moves; a return is credited once per `returnEndToEndId`, an incoming Pix once per ' +
-      '`endToEndId`. Any 4xx moves nothing.',
+      '`endToEndId`; with a `txid`, it pays that charge of the platform, or is refused with why (the payer\'s payout then fails). Any 4xx moves nothing.',
     headers,
     auth: signatureAuthenticator(services),
     body: Notification,
@@ -137,12 +146,12 @@ export function registerPixProviderNotificationRoutes(router: Router, registry: 
       },
     },
     errors: {
-      404: ['PAYOUT_NOT_FOUND', 'RECEIVER_NOT_FOUND'],
-      409: ['NOTIFICATION_ID_REUSED'],
-      422: ['END_TO_END_ID_MISMATCH', 'PAYOUT_NOT_RETURNABLE', 'RETURN_EXCEEDS_PAYOUT', 'ACCOUNT_NOT_APPROVED', 'AMOUNT_BELOW_RECEIVE_FEE'],
+      404: ['PAYOUT_NOT_FOUND', 'RECEIVER_NOT_FOUND', 'NOT_FOUND'],
+      409: ['NOTIFICATION_ID_REUSED', 'CHARGE_ALREADY_PAID', 'CHARGE_EXPIRED'],
+      422: ['END_TO_END_ID_MISMATCH', 'PAYOUT_NOT_RETURNABLE', 'RETURN_EXCEEDS_PAYOUT', 'ACCOUNT_NOT_APPROVED', 'AMOUNT_BELOW_RECEIVE_FEE', 'CHARGE_AMOUNT_MISMATCH'],
     },
     async handler({ headers: h, body, req }) {
-      const answer = await applyProviderNotification(services.orm.em.fork(), h['webhook-id'], rawBodyOf(req), body);
+      const answer = await applyProviderNotification(services.orm.em.fork(), services.config.TEMPORAL_TASK_QUEUE, h['webhook-id'], rawBodyOf(req), body);
       return { status: 200, body: answer };
     },
   });

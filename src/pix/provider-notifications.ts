@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Account } from '../accounts/entities.ts';
-import { AppError } from '../shared/errors.ts';
+import { AppError, notFound } from '../shared/errors.ts';
+import { payCharge } from './charge-settlement.ts';
+import { findChargeByTxid } from './charge-store.ts';
 import { receivePix } from './incoming.ts';
 import { lockPayout, type PixPayout, type PixPayoutState } from './payout-store.ts';
 import { receivePayoutReturn, reversePayout, settlePayout } from './payouts.ts';
@@ -20,7 +22,11 @@ export type ProviderNotification =
       type: 'payout.returned';
       data: { payoutId: string; endToEndId: string; returnEndToEndId: string; amountCents: bigint; returnedAt: string; settledAt?: string | undefined };
     }
-  | { type: 'pix.received'; data: { endToEndId: string; amountCents: bigint; receiver: { branch: string; account: string }; payer: PixParty } };
+  | {
+      type: 'pix.received';
+      /** `txid`: the Pix pays that charge of the platform (a dynamic BR Code one of its holders scanned). */
+      data: { endToEndId: string; amountCents: bigint; receiver: { branch: string; account: string }; payer: PixParty; txid?: string | undefined };
+    };
 
 export type NotificationResult =
   | { payoutId: string; payoutStatus: PixPayoutState; refundedCents: string }
@@ -35,8 +41,11 @@ export interface NotificationAnswer {
 
 const bodyHash = (raw: Buffer) => createHash('sha256').update(raw).digest('hex');
 
-/** Applies a verified notification once per id; `raw` is the body it was signed over. */
-export async function applyProviderNotification(em: EntityManager, id: string, raw: Buffer, n: ProviderNotification): Promise<NotificationAnswer> {
+/**
+ * Applies a verified notification once per id; `raw` is the body it was signed over. `taskQueue` is where the wake of
+ * a charge a `pix.received` pays is handed off.
+ */
+export async function applyProviderNotification(em: EntityManager, taskQueue: string, id: string, raw: Buffer, n: ProviderNotification): Promise<NotificationAnswer> {
   return em.transactional(async (tx) => {
     const hash = bodyHash(raw);
     // Inserted first: the same id sent twice at once waits here for the first one's transaction, then reads its result.
@@ -52,7 +61,7 @@ export async function applyProviderNotification(em: EntityManager, id: string, r
       if (seen!.body_hash !== hash) throw new AppError(409, 'NOTIFICATION_ID_REUSED', 'This webhook-id was already received with a different body');
       return { status: 'duplicate', notificationId: id, type: seen!.type, result: seen!.result };
     }
-    const result = n.type === 'pix.received' ? await applyIncomingPix(tx, n.data) : await applyPayoutNotification(tx, n);
+    const result = n.type === 'pix.received' ? await applyIncomingPix(tx, taskQueue, n.data) : await applyPayoutNotification(tx, n);
     await tx.execute('update pix_provider_notification set result = ?::jsonb where id = ?', [JSON.stringify(result), id]);
     return { status: 'applied', notificationId: id, type: n.type, result };
   });
@@ -104,9 +113,11 @@ function assertReturnable(payout: PixPayout): void {
 
 /**
  * An incoming Pix to an account of the platform, credited once by its end-to-end id: the same Pix notified again under
- * another notification id finds its credit and moves nothing.
+ * another notification id finds its credit and moves nothing. With a `txid` it pays that charge of the receiver through
+ * `payCharge`, like every payment of a charge; a charge that cannot be paid refuses the Pix with why (a 4xx the PSP
+ * turns into the payer's failure).
  */
-async function applyIncomingPix(tx: EntityManager, pix: Extract<ProviderNotification, { type: 'pix.received' }>['data']): Promise<NotificationResult> {
+async function applyIncomingPix(tx: EntityManager, taskQueue: string, pix: Extract<ProviderNotification, { type: 'pix.received' }>['data']): Promise<NotificationResult> {
   // Holder account numbers come from one sequence for the whole platform: branch and number name one account of any tenant.
   const receiver = await tx.findOne(Account, { agency: pix.receiver.branch, number: pix.receiver.account, kind: 'HOLDER' });
   if (!receiver) throw new AppError(404, 'RECEIVER_NOT_FOUND', 'No account of the platform has this branch and account number');
@@ -117,6 +128,14 @@ async function applyIncomingPix(tx: EntityManager, pix: Extract<ProviderNotifica
     [pix.endToEndId],
   );
   if (credited) return { movementId: credited.id, endToEndId: pix.endToEndId, amountCents: credited.amount_cents, feeCents: credited.fee_cents };
+  if (pix.txid !== undefined) {
+    const charge = await findChargeByTxid(tx, pix.txid);
+    // A txid of another account is no charge of this receiver's.
+    if (!charge || charge.accountId !== receiver.id) throw notFound('Charge');
+    // The charge's workflow is woken by the hand-off this records, started by the worker's reconciler.
+    const { paid } = await payCharge(tx, taskQueue, { tenantId: charge.tenantId, txid: charge.txid, amountCents: pix.amountCents, payer: pix.payer, endToEndId: pix.endToEndId });
+    return { movementId: paid.movementId, endToEndId: paid.endToEndId, amountCents: paid.amountCents, feeCents: paid.feeCents };
+  }
   const received = await receivePix(tx, { tenantId: receiver.tenantId, accountId: receiver.id, amountCents: pix.amountCents, endToEndId: pix.endToEndId, payer: pix.payer });
   return { movementId: received.movementId, endToEndId: received.endToEndId, amountCents: received.amountCents, feeCents: received.feeCents };
 }

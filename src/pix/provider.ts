@@ -29,6 +29,11 @@ export interface PayoutSubmission {
   /** A payment of a dynamic QR Code: the charge's location (as scanned, without scheme) and the txid its payload gave. */
   charge: { location: string; txid: string } | null;
   payer: PixParty;
+  /**
+   * The account the Pix goes to, as the directory (or the charge) named it: an ISPB of the platform's own is a payment
+   * the provider delivers back to the platform. Omitted, the adapter reads it from the payout's recorded beneficiary.
+   */
+  receiver?: { ispb: string; branch: string; account: string };
 }
 
 export type ProviderPayoutState =
@@ -50,8 +55,9 @@ export interface PixReturn {
 export type PixDocument = { ok: true; status: number; body: string } | { ok: false; error: string };
 
 /**
- * Everything the platform asks of its Pix provider (PSP). The sandbox simulator implements it; a real PSP adapter
- * would too. Incoming Pix reaches the platform the other way: the provider notifies, and `receivePix` credits.
+ * Everything the platform asks of its Pix provider (PSP), implemented over HTTP by `http-provider.ts` (against the
+ * sandbox PSP service, `src/sandbox/psp/`, or a real PSP's API behind the same adapter shape). What happens later
+ * reaches the platform the other way: the provider's signed notifications (`provider-notifications.ts`).
  */
 export interface PixProvider {
   resolveKey(type: PixKeyType, key: string): Promise<Beneficiary | null>;

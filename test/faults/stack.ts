@@ -7,7 +7,7 @@ import pg from 'pg';
 import { spawnService, waitForHttp, waitForLine, type ManagedProcess } from '../../scripts/lib/processes.ts';
 import { ensureTemporalBinary } from '../../scripts/lib/temporal-binary.ts';
 import { startTemporalDevServer, type TemporalDevServerOptions } from '../../scripts/lib/temporal-server.ts';
-import type { Platform } from '../support/platform.ts';
+import { pspEnv, TEST_PIX_PROVIDER_API_KEY, TEST_PIX_PROVIDER_WEBHOOK_SECRET, type Platform } from '../support/platform.ts';
 import { freePort } from '../support/ports.ts';
 import { testCertificate } from '../support/receiver.ts';
 
@@ -87,7 +87,7 @@ export async function startFaultStack(overrides: NodeJS.ProcessEnv = {}): Promis
   let temporal = await startTemporalDevServer(temporalOptions);
   const proxy = await tcpProxy(temporalOptions.port);
 
-  const [port, apiPort] = [await freePort(), await freePort()];
+  const [port, apiPort, pspPort] = [await freePort(), await freePort(), await freePort()];
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     NODE_ENV: 'test',
@@ -98,6 +98,9 @@ export async function startFaultStack(overrides: NodeJS.ProcessEnv = {}): Promis
     PORT: String(port),
     API_PORT: String(apiPort),
     PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+    ...pspEnv(pspPort, apiPort),
+    PIX_PROVIDER_API_KEY: TEST_PIX_PROVIDER_API_KEY,
+    PIX_PROVIDER_WEBHOOK_SECRET: TEST_PIX_PROVIDER_WEBHOOK_SECRET,
     SANDBOX: '1',
     OUTBOX_RELAY: '1',
     WEBHOOK_CA_FILE: testCertificate().certFile,
@@ -109,6 +112,13 @@ export async function startFaultStack(overrides: NodeJS.ProcessEnv = {}): Promis
 
   let api: ManagedProcess | null = null;
   let worker: ManagedProcess | null = null;
+  let psp: ManagedProcess | null = null;
+  const pspUrl = `http://127.0.0.1:${pspPort}`;
+  // The sandbox PSP stays up through every fault: it stands for the Pix network, which none of them touches.
+  const startPsp = async () => {
+    psp = spawnService({ name: 'sandbox-psp', command: process.execPath, args: ['src/sandbox/psp/main.ts'], env, onLine: log('sandbox-psp') });
+    await waitForHttp(`${pspUrl}/health`, 60_000, psp.exited);
+  };
   const startApi = async () => {
     // The api reaches Temporal only through the proxy that case (a) cuts.
     api = spawnService({ name: 'api', command: process.execPath, args: ['src/main.ts'], env: { ...env, TEMPORAL_ADDRESS: `127.0.0.1:${proxy.port}` }, onLine: log('api') });
@@ -123,7 +133,7 @@ export async function startFaultStack(overrides: NodeJS.ProcessEnv = {}): Promis
     p.child.kill('SIGKILL');
     await p.exited;
   };
-  await Promise.all([startApi(), startWorker()]);
+  await Promise.all([startApi(), startWorker(), startPsp()]);
 
   const postmasterPid = () => Number(readFileSync(join(pgDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
   const postgresProcesses = () => {
@@ -135,6 +145,7 @@ export async function startFaultStack(overrides: NodeJS.ProcessEnv = {}): Promis
   return {
     holderUrl: `http://127.0.0.1:${port}`,
     apiUrl: `http://127.0.0.1:${apiPort}`,
+    pspUrl,
     env,
     async sql<T = any>(text: string, params: unknown[] = []) {
       return (await pool.query(text, params)).rows as T[];
@@ -146,6 +157,11 @@ export async function startFaultStack(overrides: NodeJS.ProcessEnv = {}): Promis
       api = null;
     },
     startWorker,
+    startPsp,
+    stopPsp: async () => {
+      await psp?.stop();
+      psp = null;
+    },
     stopWorker: async () => {
       await worker?.stop();
       worker = null;
@@ -161,7 +177,7 @@ export async function startFaultStack(overrides: NodeJS.ProcessEnv = {}): Promis
     pausePostgres: () => postgresProcesses().forEach((pid) => process.kill(pid, 'SIGSTOP')),
     resumePostgres: () => postgresProcesses().forEach((pid) => process.kill(pid, 'SIGCONT')),
     async stop() {
-      await Promise.all([api?.stop(), worker?.stop()]);
+      await Promise.all([api?.stop(), worker?.stop(), psp?.stop()]);
       await proxy.close();
       await temporal.process.stop();
       await pool.end();

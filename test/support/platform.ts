@@ -5,10 +5,14 @@ import { freePort } from './ports.ts';
 export interface Platform {
   holderUrl: string;
   apiUrl: string;
+  /** The sandbox PSP of this platform (its API and controls), reached with `env.PIX_PROVIDER_API_KEY`. */
+  pspUrl: string;
   /** The environment the api and worker run with (tests pass it to the operator CLI too). */
   env: NodeJS.ProcessEnv;
   startWorker(): Promise<void>;
   stopWorker(): Promise<void>;
+  startPsp(): Promise<void>;
+  stopPsp(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -18,6 +22,9 @@ export interface Platform {
  */
 export const TEST_JWT_SECRET = 'test-only-jwt-secret-of-the-test-platform';
 export const TEST_KEY_PEPPER = 'test-only-key-pepper-of-the-test-platform';
+/** What the platform and its sandbox PSP share: the PSP's API credential and the secret of its notifications. */
+export const TEST_PIX_PROVIDER_API_KEY = 'test-only-pix-provider-api-key-of-the-test-platform';
+export const TEST_PIX_PROVIDER_WEBHOOK_SECRET = `whsec_${Buffer.from('test-only-pix-provider-webhook-secret').toString('base64')}`;
 
 /** Environment pointing at the run's PostgreSQL and Temporal, with a task queue of its own. */
 export function testEnv(overrides: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
@@ -32,6 +39,8 @@ export function testEnv(overrides: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
     SANDBOX: '1',
     JWT_SECRET: TEST_JWT_SECRET,
     KEY_PEPPER: TEST_KEY_PEPPER,
+    PIX_PROVIDER_API_KEY: TEST_PIX_PROVIDER_API_KEY,
+    PIX_PROVIDER_WEBHOOK_SECRET: TEST_PIX_PROVIDER_WEBHOOK_SECRET,
     // Test files share one database: only the file that tests webhook delivery relays the outbox, so no other
     // file's worker (another task queue, no test CA) picks up its events.
     OUTBOX_RELAY: '0',
@@ -57,12 +66,33 @@ function launch(name: string, script: string, env: NodeJS.ProcessEnv, history: s
   });
 }
 
-/** Starts a real api process (both HTTP apps) and a real worker process on their own ports and task queue. */
+/** The environment of a platform's sandbox PSP on `pspPort`, notifying the integration API on `apiPort`. */
+export const pspEnv = (pspPort: number, apiPort: number): NodeJS.ProcessEnv => ({
+  PIX_PROVIDER_URL: `http://127.0.0.1:${pspPort}`,
+  SANDBOX_PSP_PORT: String(pspPort),
+  SANDBOX_PSP_NOTIFY_URL: `http://127.0.0.1:${apiPort}/v1/pix/provider/notifications`,
+});
+
+/**
+ * Starts a real api process (both HTTP apps), a real worker process and the platform's own sandbox PSP process, on
+ * their own ports and task queue; the PSP and the platform share the test's secrets.
+ */
 export async function startPlatform(overrides: NodeJS.ProcessEnv = {}): Promise<Platform> {
-  const [port, apiPort] = [await freePort(), await freePort()];
-  const env = testEnv({ PORT: String(port), API_PORT: String(apiPort), PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, ...overrides });
+  const [port, apiPort, pspPort] = [await freePort(), await freePort(), await freePort()];
+  const env = testEnv({ PORT: String(port), API_PORT: String(apiPort), PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, ...pspEnv(pspPort, apiPort), ...overrides });
   const history: string[] = [];
   let worker: ManagedProcess | null = null;
+  let psp: ManagedProcess | null = null;
+  const pspUrl = `http://127.0.0.1:${pspPort}`;
+
+  const startPsp = async () => {
+    psp = launch('sandbox-psp', 'src/sandbox/psp/main.ts', env, history);
+    await waitForHttp(`${pspUrl}/health`, 60_000, psp.exited);
+  };
+  const stopPsp = async () => {
+    await psp?.stop();
+    psp = null;
+  };
 
   const startWorker = async () => {
     worker = launch('worker', 'worker/main.ts', env, history);
@@ -74,15 +104,18 @@ export async function startPlatform(overrides: NodeJS.ProcessEnv = {}): Promise<
   };
 
   const api = launch('api', 'src/main.ts', env, history);
-  await Promise.all([startWorker(), waitForHttp(`http://127.0.0.1:${port}/health`, 60_000, api.exited)]);
+  await Promise.all([startWorker(), startPsp(), waitForHttp(`http://127.0.0.1:${port}/health`, 60_000, api.exited)]);
   return {
     holderUrl: `http://127.0.0.1:${port}`,
     apiUrl: `http://127.0.0.1:${apiPort}`,
+    pspUrl,
     env,
     startWorker,
     stopWorker,
+    startPsp,
+    stopPsp,
     async stop() {
-      await Promise.all([api.stop(), stopWorker()]);
+      await Promise.all([api.stop(), stopWorker(), stopPsp()]);
     },
   };
 }
