@@ -17,6 +17,13 @@ export const LOCAL_DATABASE_STEP: LocalActivityOptions = { startToCloseTimeout: 
 export const PROVIDER_CALL: ActivityOptions = { startToCloseTimeout: '15 seconds', retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' } };
 
 /**
+ * A provider call run in the worker that holds the workflow task (a payout's submission): no activity task travels
+ * through the Temporal server, which is what bounds how many payouts a second settle. Retried the same way; past a
+ * minute of failures the retries wait on durable timers, so a provider that is down delays the payout, never loses it.
+ */
+export const LOCAL_PROVIDER_CALL: LocalActivityOptions = { startToCloseTimeout: '15 seconds', localRetryThreshold: '1 minute', retry: PROVIDER_CALL.retry };
+
+/**
  * One batch of an endpoint's webhook deliveries: sent concurrently, each receiver has WEBHOOK_TIMEOUT_MS (10 s). The
  * deliveries' own retry times, not the activity's, decide when a failed delivery is tried again.
  */

@@ -2,10 +2,11 @@ import { allHandlersFinished, condition, continueAsNew, patched, proxyActivities
 import type { PixPayoutActivities } from '../activities/pix-payouts.ts';
 import type { ProviderPayoutState } from '../src/pix/provider.ts';
 import { payoutFinal, payoutOpened, type PayoutFinalState, type PayoutFollowUp, type PayoutOpening, type PixPayoutInput } from './contracts/pix-payout.ts';
-import { LOCAL_DATABASE_STEP, PROVIDER_CALL } from './activity-options.ts';
+import { LOCAL_DATABASE_STEP, LOCAL_PROVIDER_CALL, PROVIDER_CALL } from './activity-options.ts';
 
 const { openPixPayout, debitPixPayout } = proxyLocalActivities<PixPayoutActivities>(LOCAL_DATABASE_STEP);
 const provider = proxyActivities<PixPayoutActivities>(PROVIDER_CALL);
+const { submitPixPayout: submitInWorker } = proxyLocalActivities<PixPayoutActivities>(LOCAL_PROVIDER_CALL);
 
 /** Provider queries per run: while the provider is slow the run continues as new, so no history grows without bound. */
 export const PAYOUT_POLLS_PER_RUN = 100;
@@ -47,7 +48,7 @@ export async function pixPayoutWorkflow(input: PixPayoutInput): Promise<string> 
   }
   // A run that continues one that polled (started before this patch) was submitted already.
   if (input.resume?.followUp.phase === 'WATCHING_REFUND') return 'POSTED';
-  if (!input.resume && !input.waiting) await provider.submitPixPayout(input.payoutId);
+  if (!input.resume && !input.waiting) await submitInWorker(input.payoutId);
 
   const shortWait = input.notificationWaitMs ?? DEFAULT_NOTIFICATION_WAIT_MS;
   const longestWait = input.longestWaitMs ?? DEFAULT_LONGEST_WAIT_MS;

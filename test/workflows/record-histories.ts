@@ -10,6 +10,9 @@
  * run, recorded by the code before continue-as-new (commit a60a22a), which the `pix-payout-continue-as-new` patch keeps
  * replaying. approval-rejected-before-checked-decisions.approvalWorkflow.json is another: a rejection closed by
  * `closeApproval` (commit 0132da0), before the `approval-follows-account` patch checked the decider in `rejectApproval`.
+The payouts that polled (pix-payout-settles, -refunded, -failed, -rejected, -outlasts-runs, and
+approval-executes-pix-payout-before-notifications) were recorded by the code before the debit moved into the request
+(commit c2e38de): the `pix-payout-waits-for-notification` patch keeps them replaying, and no scenario records them now.
  *
  * `node test/workflows/record-histories.ts approval-cancelled pix-payout-`: only the scenarios whose names start with
  * one of the arguments, so that a new scenario is recorded without rewriting the others.
