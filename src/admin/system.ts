@@ -11,7 +11,8 @@ async function settlementBacklog(em: EntityManager) {
   const [byTenant, handOffs] = [await unsettledPayoutsByTenant(em), await pendingHandOffs(em)];
   // Summed from the tenants' figures, read in the same statement, so the total is always the sum of its parts.
   const unsettled = byTenant.reduce((sum, t) => sum + t.unsettled, 0);
-  const oldestAgeSeconds = byTenant.length > 0 ? Math.max(...byTenant.map((t) => t.oldestAgeSeconds!)) : null;
+  // The tenants come the longest waiting first.
+  const oldestAgeSeconds = byTenant[0]?.oldestAgeSeconds ?? null;
   return { pixPayouts: { unsettled, oldestAgeSeconds, byTenant }, handOffs };
 }
 
