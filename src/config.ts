@@ -115,6 +115,9 @@ const schema = z
      * Pix: how long a payout's workflow waits for the provider's notification before asking the provider (the
      * fallback), and the longest wait between two such queries (they double up to it after three).
      */
+    /** Pix debits in flight at once per api process, and the most one statement debits together (as the TEV's). */
+    PIX_BATCH_LANES: z.coerce.number().int().min(1).max(32).default(4),
+    PIX_BATCH_MAX: z.coerce.number().int().min(1).max(256).default(16),
     PIX_NOTIFICATION_WAIT_MS: positiveMs.default(15_000),
     PIX_QUERY_MAX_WAIT_MS: positiveMs.default(600_000),
     /** The sandbox PSP settles a payout this long after submission (and refunds as long after that). */

@@ -3,6 +3,7 @@ import type { Config } from './config.ts';
 import { openOrm, type Orm } from './persistence/orm.ts';
 import { lazyTemporal, type Temporal } from './temporal/connection.ts';
 import { createCredentialCache, type CredentialCache } from './tenants/credential-cache.ts';
+import { PixDebitQueue } from './pix/payout-debits.ts';
 import { SettlementQueue } from './transfers/settlement-queue.ts';
 
 /** What the HTTP apps and the operator commands share: configuration, logger, database and Temporal client. */
@@ -15,6 +16,8 @@ export interface Services {
   credentials: CredentialCache;
   /** The request path's TEV settlement, batched under load. */
   settlements: SettlementQueue;
+  /** The request path's Pix debits, batched under load. */
+  pixDebits: PixDebitQueue;
 }
 
 /** Opens the database; Temporal is connected lazily, so the api runs (and says so on /health) while it is away. */
@@ -27,6 +30,7 @@ export async function openServices(config: Config, logger: Logger): Promise<Serv
     temporal: lazyTemporal(config),
     credentials: createCredentialCache(config.DATABASE_URL, logger),
     settlements: new SettlementQueue(orm.em, config),
+    pixDebits: new PixDebitQueue(orm.em, config),
   };
 }
 

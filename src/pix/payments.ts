@@ -13,7 +13,8 @@ import { amountToPay, parseBrCode, type BrCode } from './brcode.ts';
 import { readScannedCharge, scannedChargeAmount } from './dynamic-qr.ts';
 import { identifyPixKey, type PixKeyType } from './keys.ts';
 import { findPayoutByKey } from './payout-store.ts';
-import { debitPayout, openingOf, payoutDebitOf, type DebitOutcome, type PayoutRequest } from './payouts.ts';
+import type { DebitOutcome } from './payout-debits.ts';
+import { openingOf, payoutDebitOf, type PayoutRequest } from './payouts.ts';
 import type { PixProvider } from './provider.ts';
 
 /**
@@ -136,7 +137,7 @@ async function pay(ctx: PixPaymentContext, r: Payer, payment: Payment): Promise<
   const debit = payoutDebitOf(config.KEY_PEPPER, { ...payment, tenantId, account: r.account, idempotencyKey: r.idempotencyKey });
   const start = pixPayoutStart({ payoutId: debit.payoutId, tenantId, accountId: r.account.id, timing: payoutTiming(config) });
   try {
-    return answerOf(await within(debitPayout(r.auth.em, debit, { taskQueue: config.TEMPORAL_TASK_QUEUE, start }), config.TEV_RESPONSE_DEADLINE_MS));
+    return answerOf(await within(ctx.services.pixDebits.debit({ debit, handOff: { taskQueue: config.TEMPORAL_TASK_QUEUE, start } }), config.TEV_RESPONSE_DEADLINE_MS));
   } catch (err) {
     if (err instanceof AppError) throw err;
     if (definitelyRefused(err)) {

@@ -5,13 +5,11 @@ import { feesFor } from '../fees/service.ts';
 import { Holder } from '../identity/entities.ts';
 import { feeRevenueAccountId, lockAccounts, postMovements, settlementAccountId, type MovementInput } from '../ledger/posting.ts';
 import { markPayoutMovementRefunded, markPayoutMovementsFailed, markPayoutMovementsPosted } from '../ledger/store.ts';
-import { AppError, notFound } from '../shared/errors.ts';
-import { idempotencyConflict, requestHash } from '../shared/idempotency.ts';
+import { AppError } from '../shared/errors.ts';
+import { requestHash } from '../shared/idempotency.ts';
 import { documentShownToPayer } from '../shared/documents.ts';
-import { derivedId, newCuid } from '../shared/ids.ts';
-import { isoUtc } from '../shared/pagination.ts';
+import { derivedId } from '../shared/ids.ts';
 import { paymentDate } from '../shared/time.ts';
-import type { WorkflowStart } from '../temporal/workflow-start.ts';
 import { Tenant } from '../tenants/entities.ts';
 import { BANK_ISPB } from '../transfers/metadata.ts';
 import type { PayoutDebit, PayoutOpening } from '../../workflows/contracts/pix-payout.ts';
@@ -28,8 +26,8 @@ import {
   type PayoutChannel,
   type PayoutQr,
   type PixPayout,
-  type PixPayoutState,
 } from './payout-store.ts';
+import { callDebit, outcomeOf, type DebitOutcome, type DebitRequest } from './payout-debits.ts';
 import type { Beneficiary, PayoutSubmission, ProviderPayoutState } from './provider.ts';
 
 /**
@@ -90,47 +88,16 @@ export function payoutDebitOf(pepper: string, r: PayoutRequest): PayoutDebit {
   };
 }
 
-/** What the debit came to: PROCESSING or REJECTED, or PENDING for a payout recorded earlier whose workflow debits it. */
-export type DebitOutcome = { kind: 'decided'; opening: PayoutOpening } | { kind: 'pending'; payoutId: string; amountCents: string };
-
-const DEBIT_REFUSALS: Record<string, () => AppError> = {
-  SOURCE_NOT_FOUND: () => notFound('Account'),
-  IDEMPOTENCY_KEY_REUSED: idempotencyConflict,
-};
-
 /**
  * The debit, in one round trip (`debit_pix_payout`, src/ledger/sql/): the payout is recorded under its idempotency
  * key with its outcome; when the account may move money and its balance covers the amount and the fee, they leave it
  * for the settlement and fee revenue accounts, and the hand-off of the settlement workflow is written, all in one
  * transaction. The same request again answers as the first did. `handOff` is null when the caller starts the
- * settlement workflow itself (an approval starts it as its child; a run that debits continues itself).
+ * settlement workflow itself (an approval starts it as its child; a run that debits continues itself). The request
+ * path goes through `PixDebitQueue`, which batches the same function under load.
  */
-export async function debitPayout(em: EntityManager, d: PayoutDebit, handOff: { taskQueue: string; start: WorkflowStart } | null): Promise<DebitOutcome> {
-  // As an array literal: the query builder would spread a JavaScript array into separate parameters.
-  const ids = `{${Array.from({ length: 7 }, newCuid).join(',')}}`;
-  const [row] = await em.execute<{ code: string; status: PixPayoutState | null; reason: string | null; fee_cents: string | null; created_at: string | null }[]>(
-    `select code, status, reason, fee_cents::text as fee_cents, ${isoUtc('created_at')} as created_at
-       from debit_pix_payout(?, ?::uuid, ?::uuid, ?, ?::bigint, ?, ?, ?::jsonb, ?::jsonb, ?, ?, ?, ?::text[], ?::jsonb)`,
-    [
-      d.payoutId, d.tenantId, d.accountId, d.channel, d.amountCents, d.pixKey, d.pixKeyType, JSON.stringify(d.beneficiary),
-      d.qr ? JSON.stringify(d.qr) : null, d.description, d.idempotencyKey, d.requestHash, ids,
-      handOff ? JSON.stringify({ ...handOff.start, taskQueue: handOff.taskQueue }) : null,
-    ],
-  );
-  const refusal = DEBIT_REFUSALS[row!.code];
-  if (refusal) throw refusal();
-  if (row!.code === 'PENDING') return { kind: 'pending', payoutId: d.payoutId, amountCents: d.amountCents };
-  return {
-    kind: 'decided',
-    opening: {
-      payoutId: d.payoutId,
-      status: row!.status === 'REJECTED' ? 'REJECTED' : 'PROCESSING',
-      amountCents: d.amountCents,
-      feeCents: row!.fee_cents ?? '0',
-      reason: row!.reason,
-      createdAt: row!.created_at!,
-    },
-  };
+export async function debitPayout(em: EntityManager, d: PayoutDebit, handOff: DebitRequest['handOff']): Promise<DebitOutcome> {
+  return outcomeOf(d, await callDebit(em, { debit: d, handOff }));
 }
 
 function payoutEvent(p: PixPayout, account: { id: string; pixAccountId: string }, type: EventType, data: Record<string, unknown>) {

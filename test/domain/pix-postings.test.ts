@@ -9,7 +9,8 @@ import { Account } from '../../src/accounts/entities.ts';
 import { feeRevenueAccountId, InsufficientBalance, lockAccounts, postMovements, settlementAccountId, type MovementInput } from '../../src/ledger/posting.ts';
 import { receivePix } from '../../src/pix/incoming.ts';
 import { MASK_PAYER_VISIBLE_CPF } from '../../src/persistence/migrations/Migration20261124000500_mask_payer_visible_cpf.ts';
-import { debitPayout, payoutDebitOf, receivePayoutReturn, refundPayout, reversePayout, settlePayout, type DebitOutcome } from '../../src/pix/payouts.ts';
+import { PixDebitQueue, type DebitOutcome } from '../../src/pix/payout-debits.ts';
+import { debitPayout, payoutDebitOf, receivePayoutReturn, refundPayout, reversePayout, settlePayout } from '../../src/pix/payouts.ts';
 import { pixPayoutStart, type PayoutDebit } from '../../workflows/contracts/pix-payout.ts';
 import { sql } from '../support/db.ts';
 import { balanceOf } from '../support/ledger.ts';
@@ -303,5 +304,27 @@ describe('postMovements, the guard of every Pix posting', () => {
     expect(await tenantState(w.tenantId)).toEqual(before);
     await post(w, (v) => [line(v, v.settlementId, -500n), line(v, v.holder.accountId, 500n)]);
     expect(await balances(w)).toEqual({ ...AFTER_FUNDING, holder: AFTER_FUNDING.holder + 500n, settlement: AFTER_FUNDING.settlement - 500n });
+  });
+});
+
+describe('the request path batches debits (PixDebitQueue)', () => {
+  test('debits that wait while the lane is busy go together in one transaction and answer as they would alone', async () => {
+    const w = await world();
+    const queue = new PixDebitQueue(db.em(), { PIX_BATCH_LANES: 1, PIX_BATCH_MAX: 16, TEV_RESPONSE_DEADLINE_MS: 5_000 });
+    const requests = await Promise.all([1_000n, 1_000n, 1_000n, 1_000n, 9_000n].map((amount) => debitRequest(w, amount)));
+    const again = { ...requests[1]! };
+    const reused = { ...requests[2]!, amountCents: '1001', requestHash: 'another request' };
+    const results = await Promise.allSettled([...requests, again, reused].map((debit) => queue.debit({ debit, handOff: null })));
+    const answers = results.map((r) => (r.status === 'fulfilled' ? decided(r.value).status : (r.reason as { code: string }).code));
+    // The first goes alone; the others waited for the lane and went together, in arrival order: the fifth no longer
+    // fits the balance; the same request again answers the first's; another request under a used key is 409.
+    expect(answers).toEqual(['PROCESSING', 'PROCESSING', 'PROCESSING', 'PROCESSING', 'REJECTED', 'PROCESSING', 'IDEMPOTENCY_KEY_REUSED']);
+    const transactions = await sql<{ n: number }>('select count(distinct xmin::text)::int as n from pix_payout where id = any($1)', [requests.map((r) => r.payoutId)]);
+    expect(transactions).toEqual([{ n: 2 }]);
+    expect(await balances(w)).toEqual({
+      holder: AFTER_FUNDING.holder - 4n * (1_000n + SEND_FEE),
+      settlement: AFTER_FUNDING.settlement + 4_000n,
+      revenue: AFTER_FUNDING.revenue + 4n * SEND_FEE,
+    });
   });
 });

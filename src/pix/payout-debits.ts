@@ -1,0 +1,121 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Config } from '../config.ts';
+import { PostingQueue } from '../ledger/posting-queue.ts';
+import { AppError, notFound } from '../shared/errors.ts';
+import { newCuid } from '../shared/ids.ts';
+import { idempotencyConflict } from '../shared/idempotency.ts';
+import { isoUtc } from '../shared/pagination.ts';
+import type { WorkflowStart } from '../temporal/workflow-start.ts';
+import type { PayoutDebit, PayoutOpening } from '../../workflows/contracts/pix-payout.ts';
+import type { PixPayoutState } from './payout-store.ts';
+
+/**
+ * The Pix debit's SQL (`debit_pix_payout` and `debit_pix_payout_batch`, src/ledger/sql/): this passes the requests and
+ * reads the answers; every rule and every write is in the function.
+ */
+
+/** A debit to run, and the hand-off of its settlement workflow; null when the caller starts that workflow itself. */
+export interface DebitRequest {
+  debit: PayoutDebit;
+  handOff: { taskQueue: string; start: WorkflowStart } | null;
+}
+
+export interface DebitRow {
+  code: string;
+  status: PixPayoutState | null;
+  reason: string | null;
+  fee_cents: string | null;
+  created_at: string | null;
+}
+
+/** What the debit came to: PROCESSING or REJECTED, or PENDING for a payout recorded earlier whose workflow debits it. */
+export type DebitOutcome = { kind: 'decided'; opening: PayoutOpening } | { kind: 'pending'; payoutId: string; amountCents: string };
+
+/** 3 movements and 4 entries at most; cuid2 ids are made here, where the library is. */
+const newPostingIds = (): string[] => Array.from({ length: 7 }, newCuid);
+
+const ANSWER = `code, status, reason, fee_cents::text as fee_cents, ${isoUtc('created_at')} as created_at`;
+
+/** One debit in its own statement and transaction. */
+export async function callDebit(em: EntityManager, { debit: d, handOff }: DebitRequest): Promise<DebitRow> {
+  const [row] = await em.execute<DebitRow[]>(
+    `select ${ANSWER} from debit_pix_payout(?, ?::uuid, ?::uuid, ?, ?::bigint, ?, ?, ?::jsonb, ?::jsonb, ?, ?, ?, ?::text[], ?::jsonb)`,
+    [
+      d.payoutId, d.tenantId, d.accountId, d.channel, d.amountCents, d.pixKey, d.pixKeyType, JSON.stringify(d.beneficiary),
+      d.qr ? JSON.stringify(d.qr) : null, d.description, d.idempotencyKey, d.requestHash,
+      // As an array literal: the query builder would spread a JavaScript array into separate parameters.
+      `{${newPostingIds().join(',')}}`,
+      handOff ? JSON.stringify({ ...handOff.start, taskQueue: handOff.taskQueue }) : null,
+    ],
+  );
+  return row!;
+}
+
+/** Several debits in one statement and one transaction, answers in order; if it fails, nothing of it was written. */
+export async function callDebitBatch(em: EntityManager, requests: DebitRequest[]): Promise<DebitRow[]> {
+  const items = requests.map(({ debit: d, handOff }) => ({
+    payout_id: d.payoutId,
+    tenant_id: d.tenantId,
+    account_id: d.accountId,
+    channel: d.channel,
+    amount: d.amountCents,
+    pix_key: d.pixKey,
+    pix_key_type: d.pixKeyType,
+    beneficiary: d.beneficiary,
+    qr: d.qr,
+    description: d.description,
+    idempotency_key: d.idempotencyKey,
+    request_hash: d.requestHash,
+    ids: newPostingIds(),
+    handoff: handOff ? { ...handOff.start, taskQueue: handOff.taskQueue } : null,
+  }));
+  const rows = await em.execute<(DebitRow & { ord: string })[]>(`select ord::text as ord, ${ANSWER} from debit_pix_payout_batch(?::jsonb) order by ord`, [JSON.stringify(items)]);
+  return rows;
+}
+
+const REFUSALS: Record<string, () => AppError> = {
+  SOURCE_NOT_FOUND: () => notFound('Account'),
+  IDEMPOTENCY_KEY_REUSED: idempotencyConflict,
+};
+
+/** The debit's answer for its request; a request that could not become a payout throws its refusal. */
+export function outcomeOf(d: PayoutDebit, row: DebitRow): DebitOutcome {
+  const refusal = REFUSALS[row.code];
+  if (refusal) throw refusal();
+  if (row.code === 'PENDING') return { kind: 'pending', payoutId: d.payoutId, amountCents: d.amountCents };
+  return {
+    kind: 'decided',
+    opening: {
+      payoutId: d.payoutId,
+      status: row.status === 'REJECTED' ? 'REJECTED' : 'PROCESSING',
+      amountCents: d.amountCents,
+      feeCents: row.fee_cents ?? '0',
+      reason: row.reason,
+      createdAt: row.created_at!,
+    },
+  };
+}
+
+export type PixDebitQueueConfig = Pick<Config, 'PIX_BATCH_LANES' | 'PIX_BATCH_MAX' | 'TEV_RESPONSE_DEADLINE_MS'>;
+
+/**
+ * The request path's Pix debits (`PostingQueue`): every debit of a tenant credits its settlement account, so under
+ * load its debits leave in batches that lock that account once, instead of queueing on it one commit at a time.
+ */
+export class PixDebitQueue extends PostingQueue<DebitRequest, DebitRow> {
+  constructor(em: EntityManager, config: PixDebitQueueConfig) {
+    super(em, {
+      lanes: config.PIX_BATCH_LANES,
+      batchMax: config.PIX_BATCH_MAX,
+      deadlineMs: config.TEV_RESPONSE_DEADLINE_MS,
+      accountsOf: ({ debit }) => [debit.accountId, `settlement:${debit.tenantId}`],
+      one: callDebit,
+      batch: callDebitBatch,
+    });
+  }
+
+  /** Debits one payment request: the same answer as `debitPayout`, alone or in a batch. */
+  async debit(request: DebitRequest): Promise<DebitOutcome> {
+    return outcomeOf(request.debit, await this.post(request));
+  }
+}
