@@ -8,6 +8,7 @@ import { documentSchema } from '../shared/documents.ts';
 import { centsAmountSchema } from '../shared/money.ts';
 import { hit } from '../shared/rate-limit.ts';
 import { freeText, z } from '../shared/zod.ts';
+import { isFinalPayoutState, wakePayoutWorkflow } from './payout-wake.ts';
 import { applyProviderNotification } from './provider-notifications.ts';
 import { REPLAY_WINDOW_SECONDS, verifyProviderSignature } from './provider-signature.ts';
 
@@ -152,6 +153,10 @@ export function registerPixProviderNotificationRoutes(router: Router, registry: 
     },
     async handler({ headers: h, body, req }) {
       const answer = await applyProviderNotification(services.orm.em.fork(), services.config.TEMPORAL_TASK_QUEUE, h['webhook-id'], rawBodyOf(req), body);
+      const { result } = answer;
+      if (answer.status === 'applied' && 'payoutStatus' in result && isFinalPayoutState(result.payoutStatus)) {
+        wakePayoutWorkflow(services.temporal.client, services.logger, result.payoutId, result.payoutStatus);
+      }
       return { status: 200, body: answer };
     },
   });
