@@ -33,6 +33,8 @@ describe('loadConfig', () => {
     ['DATABASE_URL', { DATABASE_URL: 'mysql://x@y/z' }],
     ['TEMPORAL_ADDRESS', { TEMPORAL_ADDRESS: 'no-port' }],
     ['JWT_SECRET', { JWT_SECRET: 'short' }],
+    ['PIX_PROVIDER_API_KEY', { PIX_PROVIDER_API_KEY: 'short' }],
+    ['PIX_PROVIDER_URL', { PIX_PROVIDER_URL: 'ftp://psp.example.com' }],
     ['PIX_PROVIDER_WEBHOOK_SECRET', { PIX_PROVIDER_WEBHOOK_SECRET: 's'.repeat(40) }],
     ['PIX_PROVIDER_WEBHOOK_SECRET', { PIX_PROVIDER_WEBHOOK_SECRET: 'whsec_c2hvcnQ=' }],
     ['SANDBOX', { SANDBOX: 'maybe' }],
@@ -55,7 +57,8 @@ describe('loadConfig', () => {
     expect(Buffer.from(first.JWT_SECRET, 'base64url')).toHaveLength(32);
     expect(Buffer.from(first.KEY_PEPPER, 'base64url')).toHaveLength(32);
     expect(first.KEY_PEPPER).not.toBe(first.JWT_SECRET);
-    expect(readdirSync(dataDir).sort()).toEqual(['jwt-secret', 'key-pepper', 'pix-provider-webhook-secret']);
+    expect(readdirSync(dataDir).sort()).toEqual(['jwt-secret', 'key-pepper', 'pix-provider-api-key', 'pix-provider-webhook-secret']);
+    expect(Buffer.from(first.PIX_PROVIDER_API_KEY, 'base64url')).toHaveLength(32);
     expect(first.PIX_PROVIDER_WEBHOOK_SECRET).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     for (const [file, value] of [['jwt-secret', first.JWT_SECRET], ['key-pepper', first.KEY_PEPPER]] as const) {
       expect(readFileSync(join(dataDir, file), 'utf8')).toBe(value);
@@ -70,7 +73,7 @@ describe('loadConfig', () => {
 
   test('secrets set in the environment win, and nothing is generated', () => {
     const dataDir = freshDataDir();
-    const c = loadConfig({ JWT_SECRET: 's'.repeat(40), KEY_PEPPER: 'p'.repeat(40), PIX_PROVIDER_WEBHOOK_SECRET: WEBHOOK_SECRET }, dataDir);
+    const c = loadConfig({ JWT_SECRET: 's'.repeat(40), KEY_PEPPER: 'p'.repeat(40), PIX_PROVIDER_WEBHOOK_SECRET: WEBHOOK_SECRET, PIX_PROVIDER_API_KEY: 'k'.repeat(40) }, dataDir);
     expect([c.JWT_SECRET, c.KEY_PEPPER]).toEqual(['s'.repeat(40), 'p'.repeat(40)]);
     expect(existsSync(dataDir)).toBe(false);
   });
@@ -81,7 +84,9 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ NODE_ENV: 'production', KEY_PEPPER: 'p'.repeat(40) }, dataDir)).toThrow(/JWT_SECRET/);
     expect(existsSync(dataDir)).toBe(false);
     expect(() => loadConfig({ NODE_ENV: 'production', JWT_SECRET: 's'.repeat(40), KEY_PEPPER: 'p'.repeat(40), PUBLIC_BASE_URL: 'https://bank.example.com' }, dataDir)).toThrow(/PIX_PROVIDER_WEBHOOK_SECRET: production requires it/);
-    const c = loadConfig({ NODE_ENV: 'production', JWT_SECRET: 's'.repeat(40), KEY_PEPPER: 'p'.repeat(40), PIX_PROVIDER_WEBHOOK_SECRET: WEBHOOK_SECRET, PUBLIC_BASE_URL: 'https://bank.example.com' }, dataDir);
+    const complete = { NODE_ENV: 'production', JWT_SECRET: 's'.repeat(40), KEY_PEPPER: 'p'.repeat(40), PIX_PROVIDER_WEBHOOK_SECRET: WEBHOOK_SECRET, PUBLIC_BASE_URL: 'https://bank.example.com' };
+    expect(() => loadConfig(complete, dataDir)).toThrow(/PIX_PROVIDER_API_KEY: production requires it/);
+    const c = loadConfig({ ...complete, PIX_PROVIDER_API_KEY: 'k'.repeat(40) }, dataDir);
     expect(c.NODE_ENV).toBe('production');
   });
 
@@ -98,7 +103,7 @@ describe('process start with a bad environment', () => {
       );
     });
 
-  test.each(['src/main.ts', 'worker/main.ts'])('%s stops at once with a message naming the variable', async (script) => {
+  test.each(['src/main.ts', 'worker/main.ts', 'src/sandbox/psp/main.ts'])('%s stops at once with a message naming the variable', async (script) => {
     const result = await run(script, { API_PORT: 'not-a-port' });
     expect(result.code).toBe(78);
     expect(result.stderr).toContain('API_PORT: Invalid input');
@@ -109,6 +114,13 @@ describe('process start with a bad environment', () => {
     expect(result.code).toBe(78);
     expect(result.stderr).toContain('JWT_SECRET: production requires it');
     expect(result.stderr).toContain('KEY_PEPPER: production requires it');
+  });
+
+  test('the sandbox PSP in production refuses to start without the secrets it shares with the platform', async () => {
+    const result = await run('src/sandbox/psp/main.ts', { NODE_ENV: 'production' });
+    expect(result.code).toBe(78);
+    expect(result.stderr).toContain('PIX_PROVIDER_API_KEY: production requires it');
+    expect(result.stderr).toContain('PIX_PROVIDER_WEBHOOK_SECRET: production requires it');
   });
 
   test.each(['src/main.ts', 'worker/main.ts'])('%s in production refuses a PUBLIC_BASE_URL with a port', async (script) => {
