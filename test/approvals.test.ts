@@ -17,7 +17,7 @@ let stranger: Onboarded;
 let ownerKey: string;
 beforeAll(async () => {
   // Requests expire after 8 s here (24 h by default): long enough for a worker restart under the full suite's load.
-  platform = await startPlatform({ APPROVAL_TTL_MS: '8000', SANDBOX_PIX_SETTLE_MS: '300', PIX_POLL_MS: '150' });
+  platform = await startPlatform({ APPROVAL_TTL_MS: '8000', SANDBOX_PIX_SETTLE_MS: '300' });
   tenantId = await newTenant(platform);
   [owner, approver, payee, stranger] = (await Promise.all([0, 1, 2, 3].map(() => onboarded(platform, tenantId)))) as [Onboarded, Onboarded, Onboarded, Onboarded];
   ownerKey = await apiKey(platform, tenantId, await pixAccountIdOf(platform, tenantId, owner.document));

@@ -21,7 +21,7 @@ let dir: string;
 
 beforeAll(async () => {
   // Pix payouts settle quickly, so that every event type is written within the test.
-  platform = await startPlatform({ SANDBOX_PIX_SETTLE_MS: '300', PIX_POLL_MS: '150' });
+  platform = await startPlatform({ SANDBOX_PIX_SETTLE_MS: '300' });
   documents = {
     holder: (await http('GET', `${platform.holderUrl}/openapi.json`)).body,
     integration: (await http('GET', `${platform.apiUrl}/openapi.json`)).body,

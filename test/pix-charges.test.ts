@@ -29,8 +29,7 @@ const REFUND_E2E = /^D\d{8}\d{12}[A-Za-z0-9]{11}$/;
 const ALL_TIME = 'startDate=2000-01-01&endDate=2999-12-31&limit=100';
 
 beforeAll(async () => {
-  // A payer's payout watches for a refund only PIX_REFUND_WATCH_MS after settlement: 1 s here, so refunds come after it.
-  platform = await startPlatform({ SANDBOX_PIX_SETTLE_MS: '400', PIX_POLL_MS: '150', PIX_REFUND_WATCH_MS: '1000' });
+  platform = await startPlatform({ SANDBOX_PIX_SETTLE_MS: '400' });
   tenantId = await newTenant(platform);
   await adminOk(platform.env, 'fees:set', '--tenant', tenantId, '--pix-in-cents', String(PIX_IN_FEE));
   [alice, bob] = await Promise.all([onboarded(platform, tenantId), onboarded(platform, tenantId)]);

@@ -46,7 +46,6 @@ beforeAll(async () => {
   [pspPort, stallPort] = [await freePort(), await freePort()];
   platform = await startPlatform({
     SANDBOX_PIX_SETTLE_MS: '400',
-    PIX_POLL_MS: '150',
     NODE_EXTRA_CA_CERTS: testCertificate().certFile,
     PIX_LOCATION_ALLOWED_HOSTS: `127.0.0.1:${pspPort},127.0.0.1:${stallPort}`,
     PIX_LOCATION_MAX_PER_MINUTE: String(LOCATION_MAX_PER_MINUTE),

@@ -12,7 +12,7 @@ let platform: Platform;
 let tenantId: string;
 let alice: Onboarded;
 beforeAll(async () => {
-  platform = await startPlatform({ SANDBOX_PIX_SETTLE_MS: '400', PIX_POLL_MS: '150', PIX_REFUND_WATCH_MS: '10000' });
+  platform = await startPlatform({ SANDBOX_PIX_SETTLE_MS: '400' });
   tenantId = await newTenant(platform);
   await adminOk(platform.env, 'fees:set', '--tenant', tenantId, '--pix-out-cents', '100', '--qr-out-cents', '50');
   alice = await onboarded(platform, tenantId);

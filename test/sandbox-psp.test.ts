@@ -19,7 +19,7 @@ let tenantId: string;
 let alice: Onboarded;
 let bob: Onboarded;
 beforeAll(async () => {
-  platform = await startPlatform({ SANDBOX_PIX_SETTLE_MS: '400', PIX_POLL_MS: '150', PIX_REFUND_WATCH_MS: '20000' });
+  platform = await startPlatform({ SANDBOX_PIX_SETTLE_MS: '400', PIX_NOTIFICATION_WAIT_MS: '1000' });
   tenantId = await newTenant(platform);
   await adminOk(platform.env, 'fees:set', '--tenant', tenantId, '--pix-out-cents', String(PIX_FEE));
   [alice, bob] = await Promise.all([onboarded(platform, tenantId), onboarded(platform, tenantId)]);

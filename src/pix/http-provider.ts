@@ -7,7 +7,6 @@ import { BANK_ISPB } from '../transfers/metadata.ts';
 import { findChargeByTxid } from './charge-store.ts';
 import { pixDocumentFetcher } from './document-client.ts';
 import type { PixKeyType } from './keys.ts';
-import { findPayout } from './payout-store.ts';
 import type { Beneficiary, PayoutSubmission, PixProvider, PixReturn, ProviderPayoutState } from './provider.ts';
 import { txidOfOwnLocation } from './public-urls.ts';
 
@@ -85,14 +84,6 @@ export function httpPixProvider(em: () => EntityManager, o: HttpProviderOptions)
     return { ispb: account.participant, institution: account.participantName, name: owner.name, document: owner.taxIdNumber, branch: account.branch, account: account.accountNumber, accountType: account.accountType };
   }
 
-  /** The receiver of a payout: as the submission names it, or as the payout recorded its beneficiary. */
-  async function receiverOf(p: PayoutSubmission): Promise<NonNullable<PayoutSubmission['receiver']>> {
-    if (p.receiver) return p.receiver;
-    const payout = await findPayout(em(), p.payoutId);
-    if (!payout) throw new Error(`unknown payout ${p.payoutId}`);
-    return { ispb: payout.beneficiary.ispb, branch: payout.beneficiary.branch, account: payout.beneficiary.account };
-  }
-
   return {
     resolveKey,
 
@@ -117,7 +108,7 @@ export function httpPixProvider(em: () => EntityManager, o: HttpProviderOptions)
       await call('POST', '/payouts', {
         payoutId: p.payoutId,
         amountCents: p.amountCents.toString(),
-        receiver: await receiverOf(p),
+        receiver: p.receiver,
         charge: p.charge ? { txid: p.charge.txid } : null,
         payer: p.payer,
       });

@@ -171,6 +171,7 @@ export async function payoutSubmission(em: EntityManager, payoutId: string): Pro
     pixKey: payout.pixKey,
     pixKeyType: payout.pixKeyType,
     charge: location && payout.qr?.txid ? { location, txid: payout.qr.txid } : null,
+    receiver: { ispb: payout.beneficiary.ispb, branch: payout.beneficiary.branch, account: payout.beneficiary.account },
     payer: { name: holder.name, document: holder.document, ispb: BANK_ISPB, institution: tenant.name, branch: account.agency, account: account.number },
   };
 }

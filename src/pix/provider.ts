@@ -31,9 +31,9 @@ export interface PayoutSubmission {
   payer: PixParty;
   /**
    * The account the Pix goes to, as the directory (or the charge) named it: an ISPB of the platform's own is a payment
-   * the provider delivers back to the platform. Omitted, the adapter reads it from the payout's recorded beneficiary.
+   * the provider delivers back to the platform.
    */
-  receiver?: { ispb: string; branch: string; account: string };
+  receiver: { ispb: string; branch: string; account: string };
 }
 
 export type ProviderPayoutState =

@@ -448,6 +448,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The settlement backlog, for Prometheus
+         * @description Gauges in the Prometheus text exposition format: `pix_payouts_unsettled` and `pix_payouts_unsettled_oldest_age_seconds` (Pix payouts accepted and not settled yet, REQUESTED or PROCESSING), `workflow_handoffs_pending` and `workflow_handoffs_oldest_age_seconds` by `workflow_type` (hand-offs Temporal has not taken yet; a type with none has no sample). Platform-wide figures only: no tenant is named. 503 UNAVAILABLE when the database does not answer.
+         */
+        get: operations["getMetrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -3985,6 +4005,42 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Health"];
+                };
+            };
+            400: components["responses"]["VALIDATION_ERROR"];
+            408: components["responses"]["REQUEST_TIMEOUT"];
+            413: components["responses"]["PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["UNSUPPORTED_MEDIA_TYPE"];
+            431: components["responses"]["HEADERS_TOO_LARGE"];
+            500: components["responses"]["INTERNAL_ERROR"];
+            503: components["responses"]["UNAVAILABLE"];
+        };
+    };
+    getMetrics: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128 (e.g. `checkout-7f3a`). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The gauges */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example # HELP pix_payouts_unsettled Pix payouts accepted and not settled yet (REQUESTED or PROCESSING).
+                     *     # TYPE pix_payouts_unsettled gauge
+                     *     pix_payouts_unsettled 0
+                     */
+                    "text/plain": string;
                 };
             };
             400: components["responses"]["VALIDATION_ERROR"];

@@ -199,7 +199,7 @@ export interface paths {
         put?: never;
         /**
          * The Pix provider's notification of a payout settled, failed, cancelled or returned, or of an incoming Pix
-         * @description Called by the PSP, never by integrators. Applied once per `webhook-id` (sent again: 200 `duplicate` with the first result); a payout already final is answered as it stands and nothing moves; a return is credited once per `returnEndToEndId`, an incoming Pix once per `endToEndId`. Any 4xx moves nothing.
+         * @description Called by the PSP, never by integrators. Applied once per `webhook-id` (sent again: 200 `duplicate` with the first result); a payout already final is answered as it stands and nothing moves; a return is credited once per `returnEndToEndId`, an incoming Pix once per `endToEndId`; with a `txid`, it pays that charge of the platform, or is refused with why (the payer's payout then fails). Any 4xx moves nothing.
          */
         post: operations["receivePixProviderNotification"];
         delete?: never;
@@ -220,6 +220,26 @@ export interface paths {
          * @description 503 UNAVAILABLE names each unreachable dependency in `details` (`database`, `temporal`).
          */
         get: operations["getHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The settlement backlog, for Prometheus
+         * @description Gauges in the Prometheus text exposition format: `pix_payouts_unsettled` and `pix_payouts_unsettled_oldest_age_seconds` (Pix payouts accepted and not settled yet, REQUESTED or PROCESSING), `workflow_handoffs_pending` and `workflow_handoffs_oldest_age_seconds` by `workflow_type` (hand-offs Temporal has not taken yet; a type with none has no sample). Platform-wide figures only: no tenant is named. 503 UNAVAILABLE when the database does not answer.
+         */
+        get: operations["getMetrics"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1364,6 +1384,11 @@ export interface components {
                     /** @example 9999999 */
                     account: string;
                 };
+                /**
+                 * @description The txid of the platform's charge this Pix pays (a payer scanned its dynamic BR Code): the charge is paid, or the Pix refused with why (404 `NOT_FOUND`, 409 `CHARGE_ALREADY_PAID` / `CHARGE_EXPIRED`, 422 `CHARGE_AMOUNT_MISMATCH`)
+                 * @example Kq3v9x0k2m8w4r7y1b5n6c2zA4s7d1f9
+                 */
+                txid?: string;
             };
         };
         Health: {
@@ -1725,28 +1750,6 @@ export interface components {
                      * @enum {string}
                      */
                     code?: "INVALID_SIGNATURE";
-                };
-            };
-        };
-        /** @description NOTIFICATION_ID_REUSED */
-        NOTIFICATION_ID_REUSED: {
-            headers: {
-                "X-Request-Id": components["headers"]["RequestId"];
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "code": "NOTIFICATION_ID_REUSED",
-                 *       "message": "This webhook-id was already received with a different body"
-                 *     }
-                 */
-                "application/json": components["schemas"]["Error"] & {
-                    /**
-                     * @description This webhook-id was already received with a different body
-                     * @enum {string}
-                     */
-                    code?: "NOTIFICATION_ID_REUSED";
                 };
             };
         };
@@ -2858,7 +2861,7 @@ export interface operations {
             };
             400: components["responses"]["VALIDATION_ERROR"];
             401: components["responses"]["INVALID_SIGNATURE"];
-            /** @description PAYOUT_NOT_FOUND, RECEIVER_NOT_FOUND */
+            /** @description PAYOUT_NOT_FOUND, RECEIVER_NOT_FOUND, NOT_FOUND */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2875,18 +2878,42 @@ export interface operations {
                         /**
                          * @description - `PAYOUT_NOT_FOUND`: No submitted payout has this payoutId
                          *     - `RECEIVER_NOT_FOUND`: No account of the platform has this branch and account number
+                         *     - `NOT_FOUND`: Not found, or not visible to the caller
                          * @enum {string}
                          */
-                        code?: "PAYOUT_NOT_FOUND" | "RECEIVER_NOT_FOUND";
+                        code?: "PAYOUT_NOT_FOUND" | "RECEIVER_NOT_FOUND" | "NOT_FOUND";
                     };
                 };
             };
             406: components["responses"]["NOT_ACCEPTABLE"];
             408: components["responses"]["REQUEST_TIMEOUT"];
-            409: components["responses"]["NOTIFICATION_ID_REUSED"];
+            /** @description NOTIFICATION_ID_REUSED, CHARGE_ALREADY_PAID, CHARGE_EXPIRED */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "NOTIFICATION_ID_REUSED",
+                     *       "message": "This webhook-id was already received with a different body"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /**
+                         * @description - `NOTIFICATION_ID_REUSED`: This webhook-id was already received with a different body
+                         *     - `CHARGE_ALREADY_PAID`: This charge was already paid
+                         *     - `CHARGE_EXPIRED`: This charge has expired
+                         * @enum {string}
+                         */
+                        code?: "NOTIFICATION_ID_REUSED" | "CHARGE_ALREADY_PAID" | "CHARGE_EXPIRED";
+                    };
+                };
+            };
             413: components["responses"]["PAYLOAD_TOO_LARGE"];
             415: components["responses"]["UNSUPPORTED_MEDIA_TYPE"];
-            /** @description END_TO_END_ID_MISMATCH, PAYOUT_NOT_RETURNABLE, RETURN_EXCEEDS_PAYOUT, ACCOUNT_NOT_APPROVED, AMOUNT_BELOW_RECEIVE_FEE */
+            /** @description END_TO_END_ID_MISMATCH, PAYOUT_NOT_RETURNABLE, RETURN_EXCEEDS_PAYOUT, ACCOUNT_NOT_APPROVED, AMOUNT_BELOW_RECEIVE_FEE, CHARGE_AMOUNT_MISMATCH */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2906,9 +2933,10 @@ export interface operations {
                          *     - `RETURN_EXCEEDS_PAYOUT`: The returns of a payout cannot add up to more than it sent
                          *     - `ACCOUNT_NOT_APPROVED`: The account is not APPROVED; operations need an APPROVED account
                          *     - `AMOUNT_BELOW_RECEIVE_FEE`: The amount does not cover the receive fee
+                         *     - `CHARGE_AMOUNT_MISMATCH`: This charge must be paid with exactly its amount
                          * @enum {string}
                          */
-                        code?: "END_TO_END_ID_MISMATCH" | "PAYOUT_NOT_RETURNABLE" | "RETURN_EXCEEDS_PAYOUT" | "ACCOUNT_NOT_APPROVED" | "AMOUNT_BELOW_RECEIVE_FEE";
+                        code?: "END_TO_END_ID_MISMATCH" | "PAYOUT_NOT_RETURNABLE" | "RETURN_EXCEEDS_PAYOUT" | "ACCOUNT_NOT_APPROVED" | "AMOUNT_BELOW_RECEIVE_FEE" | "CHARGE_AMOUNT_MISMATCH";
                     };
                 };
             };
@@ -2943,6 +2971,42 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Health"];
+                };
+            };
+            400: components["responses"]["VALIDATION_ERROR"];
+            408: components["responses"]["REQUEST_TIMEOUT"];
+            413: components["responses"]["PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["UNSUPPORTED_MEDIA_TYPE"];
+            431: components["responses"]["HEADERS_TOO_LARGE"];
+            500: components["responses"]["INTERNAL_ERROR"];
+            503: components["responses"]["UNAVAILABLE"];
+        };
+    };
+    getMetrics: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128 (e.g. `checkout-7f3a`). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The gauges */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example # HELP pix_payouts_unsettled Pix payouts accepted and not settled yet (REQUESTED or PROCESSING).
+                     *     # TYPE pix_payouts_unsettled gauge
+                     *     pix_payouts_unsettled 0
+                     */
+                    "text/plain": string;
                 };
             };
             400: components["responses"]["VALIDATION_ERROR"];
