@@ -35,8 +35,10 @@ const toLockedAccount = (r: LockedAccountRow): LockedAccount => ({
 });
 
 /**
- * Locks accounts for the rest of the transaction, always in id order, so two postings that touch the same accounts
- * (even in opposite directions) queue instead of deadlocking. `FOR NO KEY UPDATE`: a posting changes balances, never
+ * Locks accounts for the rest of the transaction, always in one order, holders by id and then the tenants' own
+ * accounts by id (the order of every posting, SQL functions included), so two postings that touch the same accounts
+ * (even in opposite directions) queue instead of deadlocking. The tenants' own accounts come last because every Pix
+ * debit of a tenant takes them: a batch of debits holds them only for its last statement. `FOR NO KEY UPDATE`: a posting changes balances, never
  * keys, so it must not conflict with the KEY SHARE locks that foreign-key checks take.
  */
 export async function lockAccounts(em: EntityManager, accountIds: string[]): Promise<Map<string, LockedAccount>> {
@@ -46,7 +48,7 @@ export async function lockAccounts(em: EntityManager, accountIds: string[]): Pro
             h.name as holder_name, h.document as holder_document
        from account a left join holder h on h.id = a.holder_id
       where a.id in (?)
-      order by a.id
+      order by a.kind <> 'HOLDER', a.id
         for no key update of a`,
     [[...new Set(accountIds)]],
   );

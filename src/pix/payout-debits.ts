@@ -116,8 +116,9 @@ export function outcomeOf(d: PayoutDebit, row: DebitRow): DebitOutcome {
 export type PixDebitQueueConfig = Pick<Config, 'PIX_BATCH_LANES' | 'PIX_BATCH_MAX' | 'TEV_RESPONSE_DEADLINE_MS'>;
 
 /**
- * The request path's Pix debits (`PostingQueue`): every debit of a tenant credits its settlement account, so under
- * load its debits leave in batches that lock that account once, instead of queueing on it one commit at a time.
+ * The request path's Pix debits (`PostingQueue`), keyed by payer only: every debit of a tenant credits its settlement
+ * account, but the SQL locks that account last, in one statement per batch (`post_tenant_credits`), so batches of one
+ * tenant run beside each other and queue only for that statement and the commit.
  */
 export class PixDebitQueue extends PostingQueue<DebitRequest, DebitRow> {
   constructor(em: EntityManager, config: PixDebitQueueConfig) {
@@ -125,7 +126,7 @@ export class PixDebitQueue extends PostingQueue<DebitRequest, DebitRow> {
       lanes: config.PIX_BATCH_LANES,
       batchMax: config.PIX_BATCH_MAX,
       deadlineMs: config.TEV_RESPONSE_DEADLINE_MS,
-      accountsOf: ({ debit }) => [debit.accountId, `settlement:${debit.tenantId}`],
+      accountsOf: ({ debit }) => [debit.accountId],
       one: callDebit,
       batch: callDebitBatch,
     });

@@ -4,24 +4,26 @@ language plpgsql as $$
 #variable_conflict use_column
 declare
   r record;
+  d record;
+  v_credits jsonb := '[]'::jsonb;
 begin
-  -- Every account the items' debits will lock, in id order, before the first of them: the payers, their tenants'
-  -- settlement accounts, and the fee revenue account of a tenant where a Pix fee may apply (a superset is harmless;
-  -- an account locked later, out of order, could deadlock with another batch).
+  -- Several Pix debits in one transaction. The payers are locked first, all of them, in id order; each debit then
+  -- does its payer's side; the tenants' side of all of them is posted last, in one statement (post_tenant_credits),
+  -- so batches of one tenant run beside each other and queue only for that statement and their commit.
   perform 1 from account a
    where a.id in (select (e->>'account_id')::uuid from jsonb_array_elements(p_items) e)
-      or (a.kind = 'SETTLEMENT' and a.tenant_id in (select (e->>'tenant_id')::uuid from jsonb_array_elements(p_items) e))
-      or (a.kind = 'FEE_REVENUE' and a.tenant_id in (select (e->>'tenant_id')::uuid from jsonb_array_elements(p_items) e)
-          and exists (select 1 from fee_schedule f where f.tenant_id = a.tenant_id and (f.pix_out_cents > 0 or f.qr_out_cents > 0)))
    order by a.id
      for no key update of a;
 
   for r in select e.item, e.ord from jsonb_array_elements(p_items) with ordinality e(item, ord) loop
-    return query
-      select r.ord, d.* from debit_pix_payout(
-        r.item->>'payout_id', (r.item->>'tenant_id')::uuid, (r.item->>'account_id')::uuid, r.item->>'channel',
-        (r.item->>'amount')::bigint, r.item->>'pix_key', r.item->>'pix_key_type', r.item->'beneficiary',
-        nullif(r.item->'qr', 'null'::jsonb), r.item->>'description', r.item->>'idempotency_key', r.item->>'request_hash',
-        array(select jsonb_array_elements_text(r.item->'ids')), nullif(r.item->'handoff', 'null'::jsonb)) d;
+    select * into d from debit_pix_payout_payer(
+      r.item->>'payout_id', (r.item->>'tenant_id')::uuid, (r.item->>'account_id')::uuid, r.item->>'channel',
+      (r.item->>'amount')::bigint, r.item->>'pix_key', r.item->>'pix_key_type', r.item->'beneficiary',
+      nullif(r.item->'qr', 'null'::jsonb), r.item->>'description', r.item->>'idempotency_key', r.item->>'request_hash',
+      array(select jsonb_array_elements_text(r.item->'ids')), nullif(r.item->'handoff', 'null'::jsonb));
+    if d.credit is not null then v_credits := v_credits || jsonb_build_array(d.credit); end if;
+    return query select r.ord, d.code, d.status, d.reason, d.fee_cents, d.created_at;
   end loop;
+
+  if jsonb_array_length(v_credits) > 0 then perform post_tenant_credits(v_credits); end if;
 end $$;

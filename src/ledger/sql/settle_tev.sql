@@ -48,7 +48,7 @@ declare
   v_event jsonb;
 begin
   tev_id := p_tev_id;
-  -- One statement finds and locks the accounts in id order (transfers touching the same accounts in any
+  -- One statement finds and locks the accounts in one order (transfers touching the same accounts in any
   -- direction queue instead of deadlocking), with their holders and fees; the tenant's fee revenue account
   -- joins them when a TEV fee may apply.
   for r in
@@ -64,7 +64,7 @@ begin
        and ((a.kind = 'HOLDER' and (a.id = p_source_id or a.id = p_destination_id
                                     or (p_destination_id is null and a.agency = v_agency and a.number = v_number)))
             -- Any fee that may apply: the tenant's, or the source's or destination's own (by id, or by branch and
-            -- number). The fee revenue account must be locked here, in id order with the others.
+            -- number). The fee revenue account must be locked here, after the holders.
             or (a.kind = 'FEE_REVENUE' and exists (
                   select 1 from fee_schedule f
                    where f.tenant_id = p_tenant_id and (f.tev_out_cents > 0 or f.tev_in_cents > 0)
@@ -72,7 +72,8 @@ begin
                           or (p_destination_id is null and f.account_id in (
                                 select d.id from account d
                                  where d.tenant_id = p_tenant_id and d.kind = 'HOLDER' and d.agency = v_agency and d.number = v_number))))))
-     order by a.id
+     -- Holders first, then the tenant's own accounts: the order every posting locks in (post_tenant_credits).
+     order by a.kind <> 'HOLDER', a.id
        for no key update of a
   loop
     if r.kind = 'FEE_REVENUE' then

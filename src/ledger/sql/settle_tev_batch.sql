@@ -34,7 +34,7 @@ begin
                                      where d.tenant_id = i.tenant_id and d.kind = 'HOLDER'
                                        and d.agency = lpad(coalesce(nullif(ltrim(i.destination_branch, '0'), ''), '0'), 4, '0')
                                        and d.number = ltrim(i.destination_account, '0'))))))
-     order by a.id
+     order by a.kind <> 'HOLDER', a.id
        for no key update of a) locked;
 
   for r in select x.*, x.ordinality from unnest(v_items) with ordinality x loop
