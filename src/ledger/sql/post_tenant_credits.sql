@@ -16,7 +16,8 @@ begin
   -- The time is taken after the locks, so that on each of these accounts the postings' times follow their commit
   -- order. The inserts run with the update (PostgreSQL runs every data-modifying WITH, read or not).
   with c as (
-    select c.payout_id, c.tenant_id, c.amount, c.fee, c.ids, t.at,
+    -- One microsecond apart in batch order: on each account, entries ordered by time are in balance order.
+    select c.payout_id, c.tenant_id, c.amount, c.fee, c.ids, t.at + make_interval(secs => c.ord / 1e6) as at,
            s.id as settlement_id, s.balance_cents + sum(c.amount) over w as settlement_after,
            r.id as revenue_id, r.balance_cents + sum(c.fee) over w as revenue_after
       from rows from (jsonb_to_recordset(p_credits) as (payout_id text, tenant_id uuid, amount bigint, fee bigint, ids text[]))
