@@ -46,10 +46,14 @@ beforeAll(async () => {
 }, 90_000);
 
 afterAll(async () => {
-  await expectLedgerConsistent(tenantId);
-  await connection?.close();
-  await platform?.stop();
-  await closeDb();
+  try {
+    await expectLedgerConsistent(tenantId);
+  } finally {
+    // Stopped whatever the check found: a platform left running outlives the test run.
+    await connection?.close();
+    await platform?.stop();
+    await closeDb();
+  }
 });
 
 const pay = (amount: number, from: Payer = payer) =>
@@ -88,6 +92,7 @@ describe('the debit, in the request', () => {
   test('with the worker stopped, a payment is still debited at once (201) and handed off; the worker settles it when back', async () => {
     await fund(platform, tenantId, payer.account.id, 10_000);
     await platform.stopWorker();
+    let restarted = false;
     try {
       const started = Date.now();
       const res = await pay(12.34);
@@ -98,9 +103,10 @@ describe('the debit, in the request', () => {
       expect(await sql('select workflow_id from workflow_start where workflow_id = $1', [`pix-payout-${payoutId}`])).toEqual([{ workflow_id: `pix-payout-${payoutId}` }]);
       expect((await payoutRow(payoutId)).status).toBe('PROCESSING');
       await platform.startWorker();
+      restarted = true;
       await untilPosted(payoutId);
     } finally {
-      await platform.startWorker().catch(() => undefined);
+      if (!restarted) await platform.startWorker();
     }
   }, 60_000);
 });

@@ -83,11 +83,12 @@ export async function callDebitBatch(em: EntityManager, requests: DebitRequest[]
   const pool = await em.getConnection().getNativeClient();
   const { rows } = await pool.query<DebitRow & { ord: string }>({
     name: 'debit_pix_payout_batch',
-    text: `select ord::text as ord, ${ANSWER} from debit_pix_payout_batch($1::jsonb) order by ord`,
+    text: `select ord::text as ord, ${ANSWER} from debit_pix_payout_batch($1::jsonb)`,
     values: [JSON.stringify(items)],
   });
   if (rows.length !== items.length) throw new Error(`debit_pix_payout_batch answered ${rows.length} of ${items.length} requests`);
-  return rows;
+  // By number: the answers of a batch of ten or more would be out of order as text.
+  return rows.sort((a, b) => Number(a.ord) - Number(b.ord));
 }
 
 const REFUSALS: Record<string, () => AppError> = {

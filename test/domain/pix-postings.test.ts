@@ -328,3 +328,16 @@ describe('the request path batches debits (PixDebitQueue)', () => {
     });
   });
 });
+
+test('a batch of more than nine debits answers each request with its own outcome', async () => {
+  const w = await world();
+  const queue = new PixDebitQueue(db.em(), { PIX_BATCH_LANES: 1, PIX_BATCH_MAX: 16, TEV_RESPONSE_DEADLINE_MS: 5_000 });
+  // Every third request asks for more than the account holds: REJECTED wherever it falls in the batch.
+  const amounts = Array.from({ length: 14 }, (_, i) => (i % 3 === 2 ? 1_000_000n : 100n));
+  const requests = await Promise.all(amounts.map((amount) => debitRequest(w, amount)));
+  const answers = await Promise.all(requests.map((debit) => queue.debit({ debit, handOff: null })));
+  const stored = await sql<{ id: string; status: string }>('select id, status from pix_payout where id = any($1)', [requests.map((r) => r.payoutId)]);
+  const statusOf = new Map(stored.map((r) => [r.id, r.status]));
+  expect(answers.map((a) => decided(a).status)).toEqual(requests.map((r) => statusOf.get(r.payoutId)));
+  expect(answers.map((a) => decided(a).status)).toEqual(amounts.map((a) => (a === 100n ? 'PROCESSING' : 'REJECTED')));
+});
