@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Account } from '../accounts/entities.ts';
 import type { Config } from '../config.ts';
-import { debitPayout, payoutDebitOf } from '../pix/payouts.ts';
+import { debitPayout, payoutDebitOf, payoutTiming } from '../pix/payouts.ts';
 import { tevIdFor } from '../transfers/service.ts';
 import { settleTev } from '../transfers/settlement.ts';
 import type { PixPayoutInput } from '../../workflows/contracts/pix-payout.ts';
@@ -67,7 +67,7 @@ export async function approveAndExecute(em: EntityManager, config: ExecutionConf
       status: opening.status === 'PROCESSING' ? 'EXECUTED' : 'FAILED',
       operationId: debit.payoutId,
       reason: opening.reason,
-      payout: { payoutId: debit.payoutId, notificationWaitMs: config.PIX_NOTIFICATION_WAIT_MS, longestWaitMs: config.PIX_QUERY_MAX_WAIT_MS },
+      payout: { payoutId: debit.payoutId, ...payoutTiming(config) },
     };
   });
 }

@@ -8,13 +8,13 @@ import { definitelyRefused } from '../persistence/database-errors.ts';
 import { AppError, validationError } from '../shared/errors.ts';
 import { idempotencyConflict } from '../shared/idempotency.ts';
 import { within } from '../shared/time.ts';
-import { pixPayoutStart, type PayoutTiming, type PixPayoutInput } from '../../workflows/contracts/pix-payout.ts';
+import { pixPayoutStart, type PixPayoutInput } from '../../workflows/contracts/pix-payout.ts';
 import { amountToPay, parseBrCode, type BrCode } from './brcode.ts';
 import { readScannedCharge, scannedChargeAmount } from './dynamic-qr.ts';
 import { identifyPixKey, type PixKeyType } from './keys.ts';
 import { findPayoutByKey } from './payout-store.ts';
 import type { DebitOutcome } from './payout-debits.ts';
-import { openingOf, payoutDebitOf, type PayoutRequest } from './payouts.ts';
+import { openingOf, payoutDebitOf, payoutTiming, type PayoutRequest } from './payouts.ts';
 import type { PixProvider } from './provider.ts';
 
 /**
@@ -149,9 +149,6 @@ async function pay(ctx: PixPaymentContext, r: Payer, payment: Payment): Promise<
     return answerOf({ kind: 'pending', payoutId: debit.payoutId, amountCents: debit.amountCents });
   }
 }
-
-/** How the settlement workflow waits for the provider's notification before asking the provider itself. */
-export const payoutTiming = (config: Services['config']): PayoutTiming => ({ notificationWaitMs: config.PIX_NOTIFICATION_WAIT_MS, longestWaitMs: config.PIX_QUERY_MAX_WAIT_MS });
 
 function answerOf(debited: DebitOutcome): PaymentAnswer {
   // Accepted, not debited yet: the workflow debits (or refuses) as soon as a worker runs it.

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Account } from '../accounts/entities.ts';
+import type { Config } from '../config.ts';
 import { enqueueEvents, type EventType } from '../events/outbox.ts';
 import { feesFor } from '../fees/service.ts';
 import { Holder } from '../identity/entities.ts';
@@ -12,7 +13,7 @@ import { derivedId } from '../shared/ids.ts';
 import { paymentDate } from '../shared/time.ts';
 import { Tenant } from '../tenants/entities.ts';
 import { BANK_ISPB } from '../transfers/metadata.ts';
-import type { PayoutDebit, PayoutOpening } from '../../workflows/contracts/pix-payout.ts';
+import type { PayoutDebit, PayoutOpening, PayoutTiming } from '../../workflows/contracts/pix-payout.ts';
 import type { PixKeyType } from './keys.ts';
 import {
   findPayout,
@@ -68,6 +69,12 @@ export const openingOf = (p: PixPayout): PayoutOpening | null =>
 /** What a request asks for, so that the same Idempotency-Key with another request is told apart (409). */
 export const payoutRequestHash = (r: Pick<PayoutRequest, 'channel' | 'amountCents' | 'pixKey' | 'pixKeyType' | 'qr' | 'description'>): string =>
   requestHash([r.channel, r.amountCents.toString(), r.pixKey, r.pixKeyType, r.qr?.txid ?? null, r.description]);
+
+/** How the settlement workflow waits for the provider's notification before asking the provider itself. */
+export const payoutTiming = (config: Pick<Config, 'PIX_NOTIFICATION_WAIT_MS' | 'PIX_QUERY_MAX_WAIT_MS'>): PayoutTiming => ({
+  notificationWaitMs: config.PIX_NOTIFICATION_WAIT_MS,
+  longestWaitMs: config.PIX_QUERY_MAX_WAIT_MS,
+});
 
 /** The payment request as the debit takes it (the beneficiary's document as the payer may see it). */
 export function payoutDebitOf(pepper: string, r: PayoutRequest): PayoutDebit {
