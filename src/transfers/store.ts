@@ -3,6 +3,7 @@
  * with its movements, entries and events) and the reads of one transfer.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { callPostingBatch, callPostingFunction } from '../ledger/store.ts';
 import { isoUtc } from '../shared/pagination.ts';
 
 /** One answer of `settle_tev`: the transfer's state, or why the request cannot become a transfer. */
@@ -20,22 +21,8 @@ export interface SettleRow {
 /** The parameters of `settle_tev`, with the casts their text needs. */
 const SETTLE_PARAMS = ['', '', '', '', '', '', '', '', '', '', '', '', '', '', '::text[]', '::jsonb', ''];
 
-/**
- * One call of `settle_tev`. Outside a transaction (every HTTP request) it is a named prepared statement on the ORM's
- * own pool: parsed and planned once per connection (measured: 13% more postings per second than unnamed). Inside a
- * transaction (an approval executing) it runs on that transaction's connection.
- */
-export async function callSettleTev(em: EntityManager, params: unknown[]): Promise<SettleRow> {
-  const ctx = em.getTransactionContext();
-  if (ctx) {
-    const sql = `select * from settle_tev(${SETTLE_PARAMS.map((cast) => `?${cast}`).join(', ')})`;
-    const [row] = await em.getConnection().execute<SettleRow[]>(sql, params, 'all', ctx);
-    return row!;
-  }
-  const pool = await em.getConnection().getNativeClient();
-  const sql = `select * from settle_tev(${SETTLE_PARAMS.map((cast, i) => `$${i + 1}${cast}`).join(', ')})`;
-  return (await pool.query<SettleRow>({ name: 'settle_tev', text: sql, values: params })).rows[0]!;
-}
+/** One call of `settle_tev` (see `callPostingFunction`). */
+export const callSettleTev = (em: EntityManager, params: unknown[]): Promise<SettleRow> => callPostingFunction<SettleRow>(em, 'settle_tev', '*', SETTLE_PARAMS, params);
 
 /** One request of a `settle_tev_batch` call (the `tev_batch_item` type of migration 1300). */
 export interface TevBatchItem {
@@ -55,16 +42,8 @@ export interface TevBatchItem {
 }
 
 /** The answers of one `settle_tev_batch` call, in the order of its items. */
-export async function callSettleTevBatch(em: EntityManager, items: TevBatchItem[], maxAmountCents: string): Promise<SettleRow[]> {
-  const pool = await em.getConnection().getNativeClient();
-  const { rows } = await pool.query<SettleRow & { ord: string }>({
-    name: 'settle_tev_batch',
-    text: 'select * from settle_tev_batch($1::jsonb, $2)',
-    values: [JSON.stringify(items), maxAmountCents],
-  });
-  if (rows.length !== items.length) throw new Error(`settle_tev_batch answered ${rows.length} of ${items.length} requests`);
-  return rows.sort((a, b) => Number(a.ord) - Number(b.ord));
-}
+export const callSettleTevBatch = (em: EntityManager, items: TevBatchItem[], maxAmountCents: string): Promise<SettleRow[]> =>
+  callPostingBatch<SettleRow>(em, 'settle_tev_batch', '*', ['::jsonb', ''], [JSON.stringify(items), maxAmountCents], items.length);
 
 export type TevStatus = 'PROCESSING' | 'DONE' | 'FAILED';
 
