@@ -1,3 +1,4 @@
+import { Client } from '@temporalio/client';
 import { loadConfigOrExit } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
 import { openOrm } from '../src/persistence/orm.ts';
@@ -15,7 +16,9 @@ const added = await ensureSearchAttributes(temporal.connection, config.TEMPORAL_
 if (added.length > 0) logger.info({ searchAttributes: added }, 'search attributes registered');
 
 const { worker, connection } = await createWorker(config, orm, logger);
-const reconciler = startHandOffReconciler(orm, temporal.client, config.TEMPORAL_TASK_QUEUE, logger);
+// The reconciler's client shares the worker's connection, so the runs it starts are handed to this worker eagerly.
+const workerClient = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+const reconciler = startHandOffReconciler(orm, workerClient, config.TEMPORAL_TASK_QUEUE, logger, true);
 const relay = config.OUTBOX_RELAY ? startOutboxRelay(orm, config, logger, () => reconciler.wake()) : null;
 logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE, temporal: config.TEMPORAL_ADDRESS }, 'worker started');
 try {

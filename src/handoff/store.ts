@@ -84,6 +84,16 @@ export async function deleteHandOff(em: EntityManager, h: Pick<HandOff, 'key' | 
   await em.execute('delete from workflow_start where key = ? and version = ?', [h.key, h.version]);
 }
 
+/** Several confirmed at once (see `deleteHandOff`). */
+export async function deleteHandOffs(em: EntityManager, handOffs: Pick<HandOff, 'key' | 'version'>[]): Promise<void> {
+  if (handOffs.length === 0) return;
+  await em.execute(
+    `delete from workflow_start w using (values ${handOffs.map(() => '(?, ?::int)').join(', ')}) as done(key, version)
+      where w.key = done.key and w.version = done.version`,
+    handOffs.flatMap((h) => [h.key, h.version]),
+  );
+}
+
 /**
  * Claims due rows of one task queue for a lease, so that several reconcilers never work on the same row at once
  * (SKIP LOCKED) and a reconciler that dies mid-batch only delays its rows until the lease ends.
