@@ -11,7 +11,18 @@ import type pg from 'pg';
  *
  * Listed in the order they are applied (a function before the ones that call it). Paths are relative to `src/`.
  */
-export const FUNCTION_SOURCES = ['ledger/sql/settle_tev.sql', 'ledger/sql/settle_tev_batch.sql', 'ledger/sql/post_tenant_credits.sql', 'ledger/sql/debit_pix_payout.sql', 'ledger/sql/debit_pix_payout_batch.sql'] as const;
+export const FUNCTION_SOURCES = [
+  'ledger/sql/settle_tev.sql',
+  'ledger/sql/settle_tev_batch.sql',
+  'ledger/sql/post_tenant_credits.sql',
+  'ledger/sql/debit_pix_payout.sql',
+  'ledger/sql/debit_pix_payout_batch.sql',
+  'ledger/sql/posting.sql',
+  'ledger/sql/credit_incoming_pix.sql',
+  'ledger/sql/refund_pix_charge.sql',
+  'ledger/sql/return_pix_payout.sql',
+  'ledger/sql/debit_recorded_pix_payout.sql',
+] as const;
 
 const SRC = new URL('../', import.meta.url);
 

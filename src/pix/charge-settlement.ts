@@ -1,18 +1,17 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Account } from '../accounts/entities.ts';
 import { enqueueEvents } from '../events/outbox.ts';
-import { InsufficientBalance, lockAccounts, postMovements, settlementAccountId, type MovementInput } from '../ledger/posting.ts';
 import { idempotencyConflict } from '../shared/idempotency.ts';
 import { AppError, notFound } from '../shared/errors.ts';
 import { newCuid } from '../shared/ids.ts';
-import { paymentDate } from '../shared/time.ts';
 import { insertHandOff } from '../handoff/store.ts';
 import type { WorkflowStart } from '../temporal/workflow-start.ts';
 import { BANK_ISPB } from '../transfers/metadata.ts';
 import { chargePaid, pixChargeRefundStart, pixChargeStart } from '../../workflows/contracts/pix-charge.ts';
-import { findRefundByKey, insertRefund, lockChargeByTxid, lockChargeOfAccount, markChargePaid, type ChargeRefund } from './charge-store.ts';
+import { findRefundByKey, lockChargeByTxid, lockChargeOfAccount, markChargePaid, type ChargeRefund } from './charge-store.ts';
 import { pixEndToEndId } from './end-to-end.ts';
 import { creditIncomingPix } from './incoming.ts';
+import { callRefundPixCharge } from './pix-postings.ts';
 import type { PixParty } from './provider.ts';
 
 /**
@@ -53,7 +52,7 @@ export async function payCharge(em: EntityManager, taskQueue: string, p: ChargeP
       throw new AppError(422, 'CHARGE_AMOUNT_MISMATCH', `This charge must be paid with exactly ${amount} cents`);
     }
 
-    const { credit, account, endToEndId, fee, at: paidAt } = await creditIncomingPix(tx, {
+    const { movementId, balanceAfterCents, account, endToEndId, fee, at: paidAt } = await creditIncomingPix(tx, {
       tenantId: p.tenantId,
       accountId: charge.accountId,
       amountCents: amount,
@@ -63,7 +62,7 @@ export async function payCharge(em: EntityManager, taskQueue: string, p: ChargeP
       // The statement shows the charge it paid.
       extraMetadata: { txid: charge.txid, chargeId: charge.id },
     });
-    await markChargePaid(tx, charge.id, { payer: p.payer, endToEndId, movementId: credit.id, paidAt });
+    await markChargePaid(tx, charge.id, { payer: p.payer, endToEndId, movementId, paidAt });
     await enqueueEvents(tx, [
       {
         tenantId: p.tenantId,
@@ -76,7 +75,7 @@ export async function payCharge(em: EntityManager, taskQueue: string, p: ChargeP
           chargeId: charge.id,
           payerName: p.payer.name,
           endToEndId,
-          movementId: credit.id,
+          movementId,
           occurredAt: paidAt.toISOString(),
           amountCents: amount.toString(),
           // interface.md section 6: ISO 8601 UTC here (unlike pix.in.received's "space and offset" text).
@@ -97,11 +96,11 @@ export async function payCharge(em: EntityManager, taskQueue: string, p: ChargeP
       chargeId: charge.id,
       txid: charge.txid,
       status: 'PAID' as const,
-      movementId: credit.id,
+      movementId,
       endToEndId,
       amountCents: amount.toString(),
       feeCents: fee.toString(),
-      balanceAfterCents: credit.balanceAfterCents.toString(),
+      balanceAfterCents: balanceAfterCents.toString(),
       paidAt: paidAt.toISOString(),
     };
     return { paid, handOff };
@@ -138,53 +137,12 @@ export async function refundCharge(em: EntityManager, taskQueue: string, account
     const refundable = charge.paidCents - charge.refundedCents;
     if (amountCents > refundable) throw new AppError(422, 'REFUND_EXCEEDS_PAID', `At most ${refundable} cents of this charge can still be refunded`);
 
-    const settlementId = await settlementAccountId(tx, account.tenantId);
-    const locked = await lockAccounts(tx, [account.id, settlementId]);
-    const holder = locked.get(account.id)!;
+    // The posting, the refund's record and the charge's refunded total, in one call (`refund_pix_charge`).
     const refundId = newCuid();
-    const at = new Date();
-    const e2e = refundEndToEndId(at);
-    const payer = charge.payer!;
-    const common = {
-      tenantId: account.tenantId,
-      operationId: refundId,
-      channel: 'PIX',
-      status: 'DONE',
-      statusExternal: 'SUCCESS',
-      endToEndId: e2e,
-      externalRef: null,
-      payoutStatus: null,
-      amountCents,
-      feeCents: 0n,
-    } as const;
-    const movements: MovementInput[] = [
-      {
-        ...common,
-        accountId: account.id,
-        source: 'REVERSAL',
-        direction: 'DEBIT',
-        reversesMovementId: charge.movementId,
-        description: `Devolução de Pix para ${payer.name}`,
-        // An outgoing Pix's statement metadata: this account pays, the charge's payer receives.
-        metadata: {
-          date: at.toISOString(),
-          endToEndId: e2e,
-          paymentDate: paymentDate(at),
-          payer: { branch: holder.agency, account: holder.number },
-          beneficiary: { ispb: payer.ispb, name: payer.name, branch: payer.branch, account: payer.account, document: payer.document, institution: payer.institution },
-          originalEndToEndId: charge.endToEndId,
-          txid: charge.txid,
-          chargeId: charge.id,
-        },
-        lines: [{ kind: 'PRIMARY', amountCents: -amountCents }],
-      },
-      { ...common, accountId: settlementId, source: 'SETTLEMENT', direction: 'CREDIT', reversesMovementId: null, description: `Pix devolução ${e2e}`, metadata: {}, lines: [{ kind: 'PRIMARY', amountCents }] },
-    ];
-    const [debit] = await postMovements(tx, locked, movements).catch((err: unknown) => {
-      if (err instanceof InsufficientBalance) throw new AppError(422, 'INSUFFICIENT_BALANCE', 'The account balance does not cover this refund');
-      throw err;
-    });
-    const refund = await insertRefund(tx, { id: refundId, chargeId: charge.id, amountCents, refundEndToEndId: e2e, movementId: debit!.id, idempotencyKey, createdAt: at });
+    const e2e = refundEndToEndId(new Date());
+    const posted = await callRefundPixCharge(tx, { tenantId: account.tenantId, accountId: account.id, chargeId: charge.id, refundId, amountCents, endToEndId: e2e, idempotencyKey });
+    if (posted.code === 'INSUFFICIENT_BALANCE') throw new AppError(422, 'INSUFFICIENT_BALANCE', 'The account balance does not cover this refund');
+    const refund: ChargeRefund = { id: refundId, chargeId: charge.id, amountCents, refundEndToEndId: e2e, createdAt: posted.created_at };
     await enqueueEvents(tx, [
       {
         tenantId: account.tenantId,
@@ -195,11 +153,11 @@ export async function refundCharge(em: EntityManager, taskQueue: string, account
           tag: charge.tag,
           txid: charge.txid,
           chargeId: charge.id,
-          movementId: debit!.id,
+          movementId: posted.movement_id,
           endToEndId: charge.endToEndId,
           refundEndToEndId: e2e,
           amountCents: charge.amountCents.toString(),
-          occurredAt: at.toISOString(),
+          occurredAt: refund.createdAt,
           refundAmountCents: amountCents.toString(),
         },
       },

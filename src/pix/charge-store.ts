@@ -4,8 +4,9 @@ import type { ChargeStatus } from '../../workflows/contracts/pix-charge.ts';
 import type { PixParty, PixReturn } from './provider.ts';
 
 /**
- * The `pix_charge` and `pix_charge_refund` tables: every SQL statement on a charge and its refunds. Timestamps come
- * out as ISO 8601 UTC text and cents as bigint; callers hold the transaction.
+ * The `pix_charge` and `pix_charge_refund` tables: every SQL statement on a charge and its refunds, but the recording
+ * of a refund with its posting (`refund_pix_charge`, src/ledger/sql/). Timestamps come out as ISO 8601 UTC text and
+ * cents as bigint; callers hold the transaction.
  */
 
 export interface PixCharge {
@@ -183,20 +184,6 @@ const toChargeRefund = (r: ChargeRefundRow): ChargeRefund => ({
 export async function findRefundByKey(em: EntityManager, chargeId: string, idempotencyKey: string): Promise<ChargeRefund | null> {
   const [row] = await em.execute<ChargeRefundRow[]>(`select ${REFUND_COLUMNS} from pix_charge_refund r where r.charge_id = ? and r.idempotency_key = ?`, [chargeId, idempotencyKey]);
   return row ? toChargeRefund(row) : null;
-}
-
-/** Records a refund and adds it to the charge's refunded total. */
-export async function insertRefund(
-  em: EntityManager,
-  r: { id: string; chargeId: string; amountCents: bigint; refundEndToEndId: string; movementId: string; idempotencyKey: string; createdAt: Date },
-): Promise<ChargeRefund> {
-  const [row] = await em.execute<ChargeRefundRow[]>(
-    `insert into pix_charge_refund as r (id, charge_id, amount_cents, refund_end_to_end_id, movement_id, idempotency_key, created_at)
-     values (?, ?, ?, ?, ?, ?, ?) returning ${REFUND_COLUMNS}`,
-    [r.id, r.chargeId, r.amountCents.toString(), r.refundEndToEndId, r.movementId, r.idempotencyKey, r.createdAt],
-  );
-  await em.execute('update pix_charge set refunded_cents = refunded_cents + ? where id = ?', [r.amountCents.toString(), r.chargeId]);
-  return toChargeRefund(row!);
 }
 
 /** A refund as the devolução it sends: its own end-to-end id, the end-to-end id of the payment it returns, the amount. */

@@ -1,11 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Account } from '../accounts/entities.ts';
 import { enqueueEvents } from '../events/outbox.ts';
-import { feesFor } from '../fees/service.ts';
-import { feeRevenueAccountId, lockAccounts, postMovements, settlementAccountId, type LockedAccount, type MovementInput, type PostedMovement } from '../ledger/posting.ts';
 import { AppError, notFound } from '../shared/errors.ts';
-import { paymentDate } from '../shared/time.ts';
 import { pixEndToEndId } from './end-to-end.ts';
+import { callCreditIncomingPix, type CreditRow } from './pix-postings.ts';
 
 export interface IncomingPix {
   tenantId: string;
@@ -24,78 +21,56 @@ export interface ReceivedPix {
 }
 
 export interface Credited {
-  credit: PostedMovement;
-  account: LockedAccount & { coreAccountId: string };
+  movementId: string;
+  balanceAfterCents: bigint;
+  account: { id: string; pixAccountId: string; coreAccountId: string };
   endToEndId: string;
   fee: bigint;
   at: Date;
   paymentDate: string;
 }
 
+const REFUSALS: Record<Exclude<CreditRow['code'], 'CREDITED'>, () => AppError> = {
+  ACCOUNT_NOT_FOUND: () => notFound('Account'),
+  ACCOUNT_NOT_APPROVED: () => new AppError(422, 'ACCOUNT_NOT_APPROVED', 'The account cannot receive money before KYC approval'),
+  AMOUNT_BELOW_RECEIVE_FEE: () => new AppError(422, 'AMOUNT_BELOW_RECEIVE_FEE', 'The amount does not cover the receive fee'),
+};
+
 /**
- * The posting of any incoming Pix, in the caller's transaction: the amount from the settlement account, the receive
- * fee to the tenant's revenue, one statement transaction (PIX, credit, payer metadata plus `extraMetadata`).
+ * The posting of any incoming Pix, in the caller's transaction (`credit_incoming_pix`, src/ledger/sql/): the amount
+ * from the settlement account, the receive fee to the tenant's revenue, one statement transaction (PIX, credit, payer
+ * metadata plus `extraMetadata`). Without an end-to-end id from the payer's institution, one is made for its ISPB.
  */
 export async function creditIncomingPix(
   tx: EntityManager,
   pix: IncomingPix & { description: string; extraMetadata?: Record<string, unknown> },
 ): Promise<Credited> {
-  const target = await tx.findOne(Account, { id: pix.accountId, tenantId: pix.tenantId, kind: 'HOLDER' });
-  if (!target) throw notFound('Account');
-  const fee = (await feesFor(tx, [target.id])).get(target.id)!.pixIn;
-  const settlementId = await settlementAccountId(tx, pix.tenantId);
-  const revenueId = fee > 0n ? await feeRevenueAccountId(tx, pix.tenantId) : null;
-  const locked = await lockAccounts(tx, [target.id, settlementId, ...(revenueId ? [revenueId] : [])]);
-  const account = locked.get(target.id)!;
-  if (account.status !== 'APPROVED') throw new AppError(422, 'ACCOUNT_NOT_APPROVED', 'The account cannot receive money before KYC approval');
-  if (fee >= pix.amountCents) throw new AppError(422, 'AMOUNT_BELOW_RECEIVE_FEE', 'The amount does not cover the receive fee');
-
-  const at = new Date();
-  const endToEndId = pix.endToEndId ?? pixEndToEndId(pix.payer.ispb, at);
-  const common = {
+  const endToEndId = pix.endToEndId ?? pixEndToEndId(pix.payer.ispb);
+  const row = await callCreditIncomingPix(tx, {
     tenantId: pix.tenantId,
-    operationId: endToEndId,
-    channel: 'PIX',
-    status: 'DONE',
-    statusExternal: 'SUCCESS',
+    accountId: pix.accountId,
+    amountCents: pix.amountCents,
     endToEndId,
-    externalRef: null,
-    reversesMovementId: null,
-    payoutStatus: null,
-  } as const;
-  const metadata = {
-    date: at.toISOString(),
+    description: pix.description,
+    payer: pix.payer,
+    extraMetadata: pix.extraMetadata ?? {},
+  });
+  if (row.code !== 'CREDITED') throw REFUSALS[row.code]();
+  return {
+    movementId: row.movement_id,
+    balanceAfterCents: BigInt(row.balance_after_cents),
+    account: { id: pix.accountId, pixAccountId: row.pix_account_id, coreAccountId: row.core_account_id },
     endToEndId,
-    paymentDate: paymentDate(at),
-    payer: { ispb: pix.payer.ispb, name: pix.payer.name, branch: pix.payer.branch, account: pix.payer.account, document: pix.payer.document, institution: pix.payer.institution },
-    beneficiary: { branch: account.agency, account: account.number },
-    ...pix.extraMetadata,
+    fee: BigInt(row.fee_cents),
+    at: new Date(row.credited_at),
+    paymentDate: row.payment_date,
   };
-  const movements: MovementInput[] = [
-    {
-      ...common,
-      accountId: target.id,
-      source: 'PIX_IN',
-      direction: 'CREDIT',
-      amountCents: pix.amountCents,
-      feeCents: fee,
-      description: pix.description,
-      metadata,
-      lines: [{ kind: 'PRIMARY', amountCents: pix.amountCents }, ...(fee > 0n ? [{ kind: 'FEE' as const, amountCents: -fee }] : [])],
-    },
-    { ...common, accountId: settlementId, source: 'SETTLEMENT', direction: 'DEBIT', amountCents: pix.amountCents, feeCents: 0n, description: `Pix in ${endToEndId}`, metadata: {}, lines: [{ kind: 'PRIMARY', amountCents: -pix.amountCents }] },
-  ];
-  if (revenueId) {
-    movements.push({ ...common, accountId: revenueId, source: 'FEE_REVENUE', direction: 'CREDIT', amountCents: fee, feeCents: 0n, description: `Tarifa Pix ${endToEndId}`, metadata: {}, lines: [{ kind: 'FEE', amountCents: fee }] });
-  }
-  const [credit] = await postMovements(tx, locked, movements);
-  return { credit: credit!, account: { ...account, coreAccountId: target.coreAccountId }, endToEndId, fee, at, paymentDate: metadata.paymentDate };
 }
 
 /** Credits an incoming Pix and writes `pix.in.received`, in one transaction. */
 export async function receivePix(em: EntityManager, pix: IncomingPix): Promise<ReceivedPix> {
   return em.transactional(async (tx) => {
-    const { credit, account, endToEndId, fee, at, paymentDate: paid } = await creditIncomingPix(tx, { ...pix, description: `Pix recebido de ${pix.payer.name}` });
+    const { movementId, balanceAfterCents, account, endToEndId, fee, at, paymentDate: paid } = await creditIncomingPix(tx, { ...pix, description: `Pix recebido de ${pix.payer.name}` });
     await enqueueEvents(tx, [
       {
         tenantId: pix.tenantId,
@@ -105,7 +80,7 @@ export async function receivePix(em: EntityManager, pix: IncomingPix): Promise<R
         data: {
           payerName: pix.payer.name,
           endToEndId,
-          movementId: credit.id,
+          movementId,
           receivedAt: at.toISOString(),
           amountCents: pix.amountCents.toString(),
           payerBranch: pix.payer.branch,
@@ -118,6 +93,6 @@ export async function receivePix(em: EntityManager, pix: IncomingPix): Promise<R
         },
       },
     ]);
-    return { movementId: credit.id, endToEndId, amountCents: pix.amountCents.toString(), feeCents: fee.toString(), balanceAfterCents: credit.balanceAfterCents.toString() };
+    return { movementId, endToEndId, amountCents: pix.amountCents.toString(), feeCents: fee.toString(), balanceAfterCents: balanceAfterCents.toString() };
   });
 }

@@ -4,8 +4,9 @@ import type { PixKeyType } from './keys.ts';
 import type { Beneficiary } from './provider.ts';
 
 /**
- * The `pix_payout` table: every SQL statement that reads or writes a Pix payout, and the statements that move its
- * movements through the payout's states. Callers hold the transaction; `lockPayout` serializes the steps of one payout.
+ * The `pix_payout` table: every SQL statement that reads or writes a Pix payout, but the posting functions' (its debit,
+ * reversal and returns, in src/ledger/sql/). Callers hold the transaction; `lockPayout` serializes the steps of one
+ * payout, as the posting functions' own lock of it does.
  */
 
 export type PayoutChannel = 'PIX_OUT' | 'QR_CODE_OUT';
@@ -109,30 +110,7 @@ export async function lockPayout(em: EntityManager, payoutId: string): Promise<P
   return payout;
 }
 
-export async function markPayoutRejected(em: EntityManager, payoutId: string, reason: string, feeCents: bigint): Promise<PixPayout> {
-  return (await one(em, `update pix_payout p set status = 'REJECTED', reason = ?, fee_cents = ? where p.id = ? returning ${COLUMNS}`, [reason, feeCents.toString(), payoutId]))!;
-}
-
-export async function markPayoutDebited(em: EntityManager, payoutId: string, feeCents: bigint, movementId: string): Promise<PixPayout> {
-  return (await one(em, `update pix_payout p set status = 'PROCESSING', fee_cents = ?, movement_id = ? where p.id = ? returning ${COLUMNS}`, [feeCents.toString(), movementId, payoutId]))!;
-}
-
 /** POSTED at the provider, with its end-to-end id. */
 export async function markPayoutPosted(em: EntityManager, payout: PixPayout, endToEndId: string, settledAt: Date): Promise<void> {
   await em.execute(`update pix_payout set status = 'POSTED', end_to_end_id = ?, settled_at = ? where id = ?`, [endToEndId, settledAt, payout.id]);
-}
-
-/** FAILED or CANCELLED at the provider. */
-export async function markPayoutReversed(em: EntityManager, payout: PixPayout, state: 'FAILED' | 'CANCELLED', reason: string): Promise<void> {
-  await em.execute('update pix_payout set status = ?, reason = ? where id = ?', [state, reason, payout.id]);
-}
-
-export async function markPayoutRefunded(em: EntityManager, payout: PixPayout, refundedCents: bigint): Promise<void> {
-  await em.execute(`update pix_payout set status = 'REFUNDED', refunded_cents = ? where id = ?`, [refundedCents.toString(), payout.id]);
-}
-
-/** Whether the movements of a payout's return (its operation id) were posted already: each return is credited once. */
-export async function isReturnPosted(em: EntityManager, operationId: string): Promise<boolean> {
-  const rows = await em.execute<{ one: number }[]>('select 1 as one from movement where operation_id = ? limit 1', [operationId]);
-  return rows.length > 0;
 }

@@ -2,10 +2,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { Account } from '../accounts/entities.ts';
 import type { Config } from '../config.ts';
 import { enqueueEvents, type EventType } from '../events/outbox.ts';
-import { feesFor } from '../fees/service.ts';
 import { Holder } from '../identity/entities.ts';
-import { feeRevenueAccountId, lockAccounts, postMovements, settlementAccountId, type MovementInput } from '../ledger/posting.ts';
-import { markPayoutMovementRefunded, markPayoutMovementsFailed, markPayoutMovementsPosted } from '../ledger/store.ts';
+import { markPayoutMovementsPosted } from '../ledger/store.ts';
 import { AppError } from '../shared/errors.ts';
 import { requestHash } from '../shared/idempotency.ts';
 import { documentShownToPayer } from '../shared/documents.ts';
@@ -15,20 +13,9 @@ import { Tenant } from '../tenants/entities.ts';
 import { BANK_ISPB } from '../transfers/metadata.ts';
 import type { PayoutDebit, PayoutOpening, PayoutTiming } from '../../workflows/contracts/pix-payout.ts';
 import type { PixKeyType } from './keys.ts';
-import {
-  findPayout,
-  isReturnPosted,
-  lockPayout,
-  markPayoutDebited,
-  markPayoutPosted,
-  markPayoutRefunded,
-  markPayoutRejected,
-  markPayoutReversed,
-  type PayoutChannel,
-  type PayoutQr,
-  type PixPayout,
-} from './payout-store.ts';
+import { findPayout, lockPayout, markPayoutPosted, type PayoutChannel, type PayoutQr, type PixPayout } from './payout-store.ts';
 import { callDebit, outcomeOf, type DebitOutcome, type DebitRequest } from './payout-debits.ts';
+import { callDebitRecordedPixPayout, callRefundPixPayout, callReversePixPayout } from './pix-postings.ts';
 import type { Beneficiary, PayoutSubmission, ProviderPayoutState } from './provider.ts';
 
 /**
@@ -112,54 +99,20 @@ function payoutEvent(p: PixPayout, account: { id: string; pixAccountId: string }
 }
 
 /**
- * The debit, at once: amount and fee leave the balance (payout PROCESSING) in one transaction with the settlement
- * and fee revenue sides; refused (REJECTED) when the balance does not cover them. Runs again harmlessly.
+ * The debit of a payout recorded REQUESTED, for settlement workflows started before the debit moved into the request
+ * (`debit_recorded_pix_payout`, src/ledger/sql/, by the rules of `debit_pix_payout`): amount and fee leave the balance
+ * (PROCESSING) with the settlement and fee revenue sides, or it is refused (REJECTED). Runs again harmlessly.
  */
 export async function openPayout(em: EntityManager, payoutId: string): Promise<PayoutOpening> {
-  return em.transactional(async (tx) => {
-    const payout = await lockPayout(tx, payoutId);
-    const opened = openingOf(payout);
-    if (opened) return opened;
-    const fees = (await feesFor(tx, [payout.accountId])).get(payout.accountId)!;
-    const fee = payout.channel === 'QR_CODE_OUT' ? fees.qrOut : fees.pixOut;
-    const settlementId = await settlementAccountId(tx, payout.tenantId);
-    const revenueId = fee > 0n ? await feeRevenueAccountId(tx, payout.tenantId) : null;
-    const locked = await lockAccounts(tx, [payout.accountId, settlementId, ...(revenueId ? [revenueId] : [])]);
-    const account = locked.get(payout.accountId)!;
-    const amount = payout.amountCents;
-    const reason = !account.mayMoveMoney ? 'SOURCE_NOT_ACTIVE' : account.balanceCents < amount + fee ? 'INSUFFICIENT_BALANCE' : null;
-    if (reason) return openingOf(await markPayoutRejected(tx, payoutId, reason, fee))!;
-    const b = payout.beneficiary;
-    const common = { tenantId: payout.tenantId, operationId: payout.id, channel: 'PIX', externalRef: null, endToEndId: null, reversesMovementId: null } as const;
-    const movements: MovementInput[] = [
-      {
-        ...common,
-        accountId: account.id,
-        source: payout.channel,
-        direction: 'DEBIT',
-        status: 'PENDING',
-        payoutStatus: 'PROCESSING',
-        statusExternal: 'PROCESSING',
-        amountCents: amount,
-        feeCents: fee,
-        description: payout.description,
-        metadata: {
-          date: new Date().toISOString(),
-          endToEndId: null,
-          payer: { branch: account.agency, account: account.number },
-          beneficiary: { ispb: b.ispb, name: b.name, branch: b.branch, account: b.account, document: b.document, pixKey: payout.pixKey, pixKeyType: payout.pixKeyType, institution: b.institution, accountType: b.accountType, branchDigit: null, accountModel: 'PIX' },
-          pixAccountId: account.pixAccountId,
-        },
-        lines: [{ kind: 'PRIMARY', amountCents: -amount }, ...(fee > 0n ? [{ kind: 'FEE' as const, amountCents: -fee }] : [])],
-      },
-      { ...common, accountId: settlementId, source: 'SETTLEMENT', direction: 'CREDIT', status: 'PENDING', payoutStatus: null, statusExternal: 'PROCESSING', amountCents: amount, feeCents: 0n, description: `Pix out ${payout.id}`, metadata: {}, lines: [{ kind: 'PRIMARY', amountCents: amount }] },
-    ];
-    if (revenueId) {
-      movements.push({ ...common, accountId: revenueId, source: 'FEE_REVENUE', direction: 'CREDIT', status: 'DONE', payoutStatus: null, statusExternal: 'SUCCESS', amountCents: fee, feeCents: 0n, description: `Tarifa Pix ${payout.id}`, metadata: {}, lines: [{ kind: 'FEE', amountCents: fee }] });
-    }
-    const [debit] = await postMovements(tx, locked, movements);
-    return openingOf(await markPayoutDebited(tx, payoutId, fee, debit!.id))!;
-  });
+  const row = await callDebitRecordedPixPayout(em, payoutId);
+  return {
+    payoutId,
+    status: row.status === 'REJECTED' ? 'REJECTED' : 'PROCESSING',
+    amountCents: row.amount_cents,
+    feeCents: row.fee_cents,
+    reason: row.reason,
+    createdAt: row.created_at,
+  };
 }
 
 /**
@@ -215,85 +168,28 @@ export async function settlePayout(em: EntityManager, payoutId: string, state: E
   });
 }
 
-/** The operation of the movements that return a payout's money: its reversal, or one return (by its end-to-end id). */
-const returnOperationId = (payoutId: string, endToEndId: string | null) => `${payoutId}:${endToEndId ?? 'reversal'}`;
-
 /**
- * Money back to the holder as REVERSAL entries on a movement that reverses the debit: the whole amount and fee when
- * the payout failed or was cancelled, or the refunded amount after settlement.
+ * The provider failed or cancelled it (`reverse_pix_payout`, src/ledger/sql/): amount and fee return to the holder as
+ * a reversal of the debit, which is marked with the settlement account's credit, and `pix.payout.failed|cancelled` is
+ * written. A payout no longer PROCESSING is left as it is.
  */
-async function postReturn(tx: EntityManager, payout: PixPayout, amount: bigint, fee: bigint, description: string, endToEndId: string | null) {
-  const settlementId = await settlementAccountId(tx, payout.tenantId);
-  const revenueId = fee > 0n ? await feeRevenueAccountId(tx, payout.tenantId) : null;
-  const locked = await lockAccounts(tx, [payout.accountId, settlementId, ...(revenueId ? [revenueId] : [])]);
-  const common = { tenantId: payout.tenantId, channel: 'PIX', status: 'DONE', payoutStatus: null, statusExternal: 'SUCCESS', externalRef: null, endToEndId, reversesMovementId: payout.movementId, feeCents: 0n, metadata: {} } as const;
-  const operationId = returnOperationId(payout.id, endToEndId);
-  const movements: MovementInput[] = [
-    {
-      ...common,
-      operationId,
-      accountId: payout.accountId,
-      source: 'REVERSAL',
-      direction: 'CREDIT',
-      amountCents: amount + fee,
-      description,
-      metadata: { date: new Date().toISOString(), endToEndId, reversesMovementId: payout.movementId },
-      lines: [{ kind: 'REVERSAL', amountCents: amount }, ...(fee > 0n ? [{ kind: 'REVERSAL' as const, amountCents: fee }] : [])],
-    },
-    { ...common, operationId, accountId: settlementId, source: 'SETTLEMENT', direction: 'DEBIT', amountCents: amount, description, lines: [{ kind: 'REVERSAL', amountCents: -amount }] },
-  ];
-  if (revenueId) movements.push({ ...common, operationId, accountId: revenueId, source: 'FEE_REVENUE', direction: 'DEBIT', amountCents: fee, description, lines: [{ kind: 'REVERSAL', amountCents: -fee }] });
-  const [credit] = await postMovements(tx, locked, movements);
-  return { credit: credit!, account: locked.get(payout.accountId)! };
-}
-
-/** The provider failed or cancelled it: amount and fee return, the debit is marked, `pix.payout.failed|cancelled`. */
 export async function reversePayout(em: EntityManager, payoutId: string, state: Extract<ProviderPayoutState, { state: 'FAILED' | 'CANCELLED' }>): Promise<void> {
-  await em.transactional(async (tx) => {
-    const payout = await lockPayout(tx, payoutId);
-    if (payout.state !== 'PROCESSING') return;
-    const { account } = await postReturn(tx, payout, payout.amountCents, payout.feeCents ?? 0n, `Estorno: ${state.reason}`, null);
-    await markPayoutMovementsFailed(tx, payout.movementId!, payout.id, state.state);
-    await markPayoutReversed(tx, payout, state.state, state.reason);
-    const type = state.state === 'FAILED' ? 'pix.payout.failed' : 'pix.payout.cancelled';
-    await enqueueEvents(tx, [
-      payoutEvent(payout, account, type, { payoutId: payout.id, movementId: payout.movementId, endToEndId: state.endToEndId, amountCents: payout.amountCents.toString(), occurredAt: new Date().toISOString(), reason: state.reason }),
-    ]);
-  });
+  await callReversePixPayout(em, payoutId, state.state, state.endToEndId, state.reason);
 }
 
 type ProviderRefund = NonNullable<Extract<ProviderPayoutState, { state: 'POSTED' }>['refund']>;
 
 /**
- * A settled payout returned by the beneficiary, partially or totally: the returned amount is credited, REFUNDED. A
- * payout may receive several returns (a charge refunded in parts), each once: a return is known by its end-to-end id,
- * and together they never exceed the amount sent.
+ * A settled payout returned by the beneficiary, partially or totally (`refund_pix_payout`, src/ledger/sql/): the
+ * returned amount is credited, REFUNDED, `pix.payout.refunded`. A payout may receive several returns (a charge refunded
+ * in parts), each once: a return is known by its end-to-end id, and together they never exceed the amount sent.
  */
 export async function refundPayout(em: EntityManager, payoutId: string, refund: ProviderRefund): Promise<void> {
-  await em.transactional(async (tx) => {
-    const payout = await lockPayout(tx, payoutId);
-    if (payout.state !== 'POSTED' && payout.state !== 'REFUNDED') return;
-    if (await isReturnPosted(tx, returnOperationId(payout.id, refund.endToEndId))) return;
-    const amount = BigInt(refund.amountCents);
-    const left = payout.amountCents - payout.refundedCents;
-    if (amount <= 0n || amount > left) {
-      throw new AppError(422, 'RETURN_EXCEEDS_PAYOUT', `A return of ${amount} cents does not fit payout ${payoutId}: ${left} cents are left to return`);
-    }
-    const { credit, account } = await postReturn(tx, payout, amount, 0n, 'Devolução de Pix enviado', refund.endToEndId);
-    await markPayoutMovementRefunded(tx, payout.movementId!);
-    await markPayoutRefunded(tx, payout, payout.refundedCents + amount);
-    await enqueueEvents(tx, [
-      payoutEvent(payout, account, 'pix.payout.refunded', {
-        payoutId: payout.id,
-        movementId: credit.id,
-        endToEndId: payout.endToEndId,
-        amountCents: payout.amountCents.toString(),
-        occurredAt: new Date(refund.refundedAt).toISOString(),
-        refundEndToEndId: refund.endToEndId,
-        refundAmountCents: amount.toString(),
-      }),
-    ]);
-  });
+  const amount = BigInt(refund.amountCents);
+  const row = await callRefundPixPayout(em, payoutId, { endToEndId: refund.endToEndId, amountCents: amount, refundedAt: new Date(refund.refundedAt).toISOString() });
+  if (row.code === 'RETURN_EXCEEDS_PAYOUT') {
+    throw new AppError(422, 'RETURN_EXCEEDS_PAYOUT', `A return of ${amount} cents does not fit payout ${payoutId}: ${row.left_cents} cents are left to return`);
+  }
 }
 
 /**

@@ -1,16 +1,22 @@
 /**
- * The Pix posting rules, in process: incoming Pix, a payout's debit (`debit_pix_payout`), settlement, reversal and refund, and
- * the posting guards the others go through (`postMovements`), called directly on the run's database. Every test has a
- * tenant of its own, whose ledger must still be consistent and sum to zero afterwards.
+ * The Pix posting rules, in process: incoming Pix, a payout's debit (`debit_pix_payout`, and `debit_recorded_pix_payout`
+ * for a payout recorded before the debit moved into the request), settlement, reversal and returns, a charge's payment
+ * and refund, and the posting guards the others go through (`postMovements`), called directly on the run's database.
+ * Every test has a tenant of its own, whose ledger must still be consistent (balances equal the sum of their entries)
+ * and sum to zero afterwards.
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, test } from '@jest/globals';
 import { Account } from '../../src/accounts/entities.ts';
 import { feeRevenueAccountId, InsufficientBalance, lockAccounts, postMovements, settlementAccountId, type MovementInput } from '../../src/ledger/posting.ts';
+import { createCharge } from '../../src/pix/charges.ts';
+import { payCharge, refundCharge } from '../../src/pix/charge-settlement.ts';
 import { receivePix } from '../../src/pix/incoming.ts';
 import { MASK_PAYER_VISIBLE_CPF } from '../../src/persistence/migrations/Migration20261124000500_mask_payer_visible_cpf.ts';
 import { PixDebitQueue, type DebitOutcome } from '../../src/pix/payout-debits.ts';
-import { debitPayout, payoutDebitOf, receivePayoutReturn, refundPayout, reversePayout, settlePayout } from '../../src/pix/payouts.ts';
+import { debitPayout, openPayout, payoutDebitOf, receivePayoutReturn, refundPayout, reversePayout, settlePayout } from '../../src/pix/payouts.ts';
+import { isoUtc } from '../../src/shared/pagination.ts';
+import { paymentDate } from '../../src/shared/time.ts';
 import { pixPayoutStart, type PayoutDebit } from '../../workflows/contracts/pix-payout.ts';
 import { sql } from '../support/db.ts';
 import { balanceOf } from '../support/ledger.ts';
@@ -262,6 +268,329 @@ describe('returns of a payout (a charge it paid refunded by the receiver)', () =
     const events = await sql<{ type: string }>(`select type from event_outbox where data->>'payoutId' = $1`, [payoutId]);
     expect(events.map((e) => e.type).sort()).toEqual(['pix.payout.refunded', 'pix.payout.succeeded']);
     expect(await balances(w)).toEqual({ holder: AFTER_FUNDING.holder - SEND_FEE, settlement: AFTER_FUNDING.settlement, revenue: AFTER_FUNDING.revenue + SEND_FEE });
+  });
+});
+
+/** Every movement of an operation as the statement shows it, with its entries, by source. */
+const statementOf = (operationId: string) =>
+  sql<Record<string, unknown> & { at: string; metadata: Record<string, unknown>; description: string }>(
+    `select m.source, m.direction, m.status, m.payout_status, m.status_external, m.amount_cents::text as amount, m.fee_cents::text as fee,
+            m.description, m.end_to_end_id, m.reverses_movement_id, m.metadata, ${isoUtc('m.created_at')} as at,
+            (select json_agg(json_build_object('kind', e.kind, 'amount', e.amount_cents::text) order by e.line)
+               from ledger_entry e where e.movement_id = m.id) as lines
+       from movement m where m.operation_id = $1 order by m.source`,
+    [operationId],
+  );
+
+const eventsOf = (type: string, key: string, value: string) =>
+  sql(`select account_id, pix_account_id, data from event_outbox where type = $1 and data->>$2 = $3`, [type, key, value]);
+
+const pixAccountOf = async (accountId: string): Promise<string> => (await sql('select pix_account_id from account where id = $1', [accountId]))[0].pix_account_id;
+
+const debitOf = async (payoutId: string): Promise<string> => (await sql('select movement_id from pix_payout where id = $1', [payoutId]))[0].movement_id;
+
+describe("what a payout's reversal and returns write", () => {
+  const E2E = 'E12345678202601021200abcdefghijk';
+
+  test('a reversal: amount and fee back on a movement that reverses the debit, the debit marked, and its event', async () => {
+    const w = await world();
+    const payoutId = await payout(w, 1_500n);
+    const debitId = await debitOf(payoutId);
+    await reversePayout(db.em(), payoutId, { state: 'CANCELLED', endToEndId: E2E, reason: 'Cancelado pelo PSP' });
+
+    const rows = await statementOf(`${payoutId}:reversal`);
+    const at = rows[0]!.at;
+    const common = { status: 'DONE', payout_status: null, status_external: 'SUCCESS', fee: '0', description: 'Estorno: Cancelado pelo PSP', end_to_end_id: null, reverses_movement_id: debitId, at };
+    expect(rows).toEqual([
+      { ...common, source: 'FEE_REVENUE', direction: 'DEBIT', amount: '100', metadata: {}, lines: [{ kind: 'REVERSAL', amount: '-100' }] },
+      {
+        ...common,
+        source: 'REVERSAL',
+        direction: 'CREDIT',
+        amount: '1600',
+        metadata: { date: at, endToEndId: null, reversesMovementId: debitId },
+        lines: [
+          { kind: 'REVERSAL', amount: '1500' },
+          { kind: 'REVERSAL', amount: '100' },
+        ],
+      },
+      { ...common, source: 'SETTLEMENT', direction: 'DEBIT', amount: '1500', metadata: {}, lines: [{ kind: 'REVERSAL', amount: '-1500' }] },
+    ]);
+    expect(await movementsOf(payoutId)).toEqual([
+      { source: 'FEE_REVENUE', status: 'DONE', payout_status: null },
+      { source: 'PIX_OUT', status: 'FAILED', payout_status: 'CANCELLED' },
+      { source: 'SETTLEMENT', status: 'FAILED', payout_status: null },
+    ]);
+    expect(await payoutStatus(payoutId)).toEqual({ status: 'CANCELLED', reason: 'Cancelado pelo PSP' });
+    expect(await eventsOf('pix.payout.cancelled', 'payoutId', payoutId)).toEqual([
+      {
+        account_id: w.holder.accountId,
+        pix_account_id: await pixAccountOf(w.holder.accountId),
+        data: { payoutId, movementId: debitId, endToEndId: E2E, amountCents: '1500', occurredAt: at, reason: 'Cancelado pelo PSP' },
+      },
+    ]);
+  });
+
+  test('a return: the amount back on a movement known by its end-to-end id, and its event', async () => {
+    const w = await world();
+    const payoutId = await payout(w, 1_500n);
+    const debitId = await debitOf(payoutId);
+    await settlePayout(db.em(), payoutId, { state: 'POSTED', endToEndId: E2E, settledAt: new Date().toISOString(), refund: null });
+    const refund = { endToEndId: 'D00000000202601021205aaaaaaaaaaa', amountCents: '400', refundedAt: '2026-01-02T12:05:00-03:00' };
+    await refundPayout(db.em(), payoutId, refund);
+
+    const rows = await statementOf(`${payoutId}:${refund.endToEndId}`);
+    const at = rows[0]!.at;
+    const common = { status: 'DONE', payout_status: null, status_external: 'SUCCESS', fee: '0', description: 'Devolução de Pix enviado', end_to_end_id: refund.endToEndId, reverses_movement_id: debitId, at };
+    expect(rows).toEqual([
+      { ...common, source: 'REVERSAL', direction: 'CREDIT', amount: '400', metadata: { date: at, endToEndId: refund.endToEndId, reversesMovementId: debitId }, lines: [{ kind: 'REVERSAL', amount: '400' }] },
+      { ...common, source: 'SETTLEMENT', direction: 'DEBIT', amount: '400', metadata: {}, lines: [{ kind: 'REVERSAL', amount: '-400' }] },
+    ]);
+    const [credit] = await sql('select id from movement where operation_id = $1 and source = $2', [`${payoutId}:${refund.endToEndId}`, 'REVERSAL']);
+    expect(await eventsOf('pix.payout.refunded', 'payoutId', payoutId)).toEqual([
+      {
+        account_id: w.holder.accountId,
+        pix_account_id: await pixAccountOf(w.holder.accountId),
+        data: {
+          payoutId,
+          movementId: credit.id,
+          endToEndId: E2E,
+          amountCents: '1500',
+          occurredAt: '2026-01-02T15:05:00.000Z',
+          refundEndToEndId: refund.endToEndId,
+          refundAmountCents: '400',
+        },
+      },
+    ]);
+    expect(await movementsOf(payoutId)).toContainEqual({ source: 'PIX_OUT', status: 'DONE', payout_status: 'REFUNDED' });
+  });
+
+  test('a reversal, or a return, applied several times at once posts once', async () => {
+    const w = await world();
+    const failedId = await payout(w, 1_000n);
+    const failed = { state: 'FAILED', endToEndId: E2E, reason: 'Conta destino encerrada' } as const;
+    await Promise.all([1, 2, 3].map(() => reversePayout(db.em(), failedId, failed)));
+    const returnedId = await payout(w, 1_500n);
+    await settlePayout(db.em(), returnedId, { state: 'POSTED', endToEndId: E2E, settledAt: new Date().toISOString(), refund: null });
+    const refund = { endToEndId: 'D00000000202601021205aaaaaaaaaaa', amountCents: '500', refundedAt: new Date().toISOString() };
+    await Promise.all([1, 2, 3].map(() => refundPayout(db.em(), returnedId, refund)));
+
+    expect(await sql('select count(*)::int as n from movement where operation_id = $1', [`${failedId}:reversal`])).toEqual([{ n: 3 }]);
+    expect(await eventsOf('pix.payout.failed', 'payoutId', failedId)).toHaveLength(1);
+    expect(await sql('select count(*)::int as n from movement where operation_id = $1', [`${returnedId}:${refund.endToEndId}`])).toEqual([{ n: 2 }]);
+    expect(await eventsOf('pix.payout.refunded', 'payoutId', returnedId)).toHaveLength(1);
+    expect((await sql('select refunded_cents::text as refunded from pix_payout where id = $1', [returnedId]))[0]).toEqual({ refunded: '500' });
+    expect(await balances(w)).toEqual({
+      holder: AFTER_FUNDING.holder - 1_500n - SEND_FEE + 500n,
+      settlement: AFTER_FUNDING.settlement + 1_500n - 500n,
+      revenue: AFTER_FUNDING.revenue + SEND_FEE,
+    });
+  });
+
+  test('a return of more than is left, or of nothing, is refused and writes nothing', async () => {
+    const w = await world();
+    const payoutId = await payout(w, 1_500n);
+    await settlePayout(db.em(), payoutId, { state: 'POSTED', endToEndId: E2E, settledAt: new Date().toISOString(), refund: null });
+    const before = await tenantState(w.tenantId);
+    for (const amountCents of ['1501', '0']) {
+      await expect(refundPayout(db.em(), payoutId, { endToEndId: `D00000000202601021205${amountCents.padStart(11, 'a')}`, amountCents, refundedAt: new Date().toISOString() })).rejects.toMatchObject({
+        code: 'RETURN_EXCEEDS_PAYOUT',
+        message: `A return of ${amountCents} cents does not fit payout ${payoutId}: 1500 cents are left to return`,
+      });
+    }
+    expect(await tenantState(w.tenantId)).toEqual(before);
+    expect(await payoutStatus(payoutId)).toEqual({ status: 'POSTED', reason: null });
+  });
+});
+
+describe('a payout recorded before the debit moved into the request (openPayout, debit_recorded_pix_payout)', () => {
+  /** The payout as a version that debited in its workflow recorded it: REQUESTED, nothing debited. */
+  async function recorded(w: World, amountCents: bigint): Promise<string> {
+    const d = await debitRequest(w, amountCents);
+    await sql(
+      `insert into pix_payout (id, tenant_id, account_id, channel, amount_cents, pix_key, pix_key_type, beneficiary, qr, description,
+                               idempotency_key, request_hash, status)
+       values ($1, $2, $3, $4, $5, $6, $7, $8, null, $9, $10, $11, 'REQUESTED')`,
+      [d.payoutId, d.tenantId, d.accountId, d.channel, d.amountCents, d.pixKey, d.pixKeyType, JSON.stringify(d.beneficiary), d.description, d.idempotencyKey, d.requestHash],
+    );
+    return d.payoutId;
+  }
+
+  /** An operation's movements but for what names the payout and when it posted. */
+  const documents = async (payoutId: string) =>
+    (await statementOf(payoutId)).map(({ at, metadata: { date, ...metadata }, description, ...movement }) => {
+      if (date !== undefined) expect(date).toBe(at);
+      return { ...movement, metadata, description: description.replace(payoutId, '<payout>') };
+    });
+
+  test('its debit writes what debit_pix_payout writes, once', async () => {
+    const w = await world();
+    const legacy = await recorded(w, 1_500n);
+    const opening = await openPayout(db.em(), legacy);
+    expect(opening).toEqual({ payoutId: legacy, status: 'PROCESSING', amountCents: '1500', feeCents: '100', reason: null, createdAt: expect.any(String) });
+    expect(await openPayout(db.em(), legacy)).toEqual(opening);
+    const current = await payout(w, 1_500n);
+
+    expect(await documents(legacy)).toEqual(await documents(current));
+    expect(await sql('select status, fee_cents::text as fee, movement_id is not null as debited from pix_payout where id = $1', [legacy])).toEqual([
+      { status: 'PROCESSING', fee: '100', debited: true },
+    ]);
+    expect(await balances(w)).toEqual({
+      holder: AFTER_FUNDING.holder - 2n * (1_500n + SEND_FEE),
+      settlement: AFTER_FUNDING.settlement + 3_000n,
+      revenue: AFTER_FUNDING.revenue + 2n * SEND_FEE,
+    });
+  });
+
+  test('refused as debit_pix_payout refuses: REJECTED with its fee and reason, and nothing moves', async () => {
+    const w = await world();
+    const poor = await recorded(w, AFTER_FUNDING.holder - SEND_FEE + 1n);
+    expect(await openPayout(db.em(), poor)).toMatchObject({ status: 'REJECTED', reason: 'INSUFFICIENT_BALANCE', feeCents: '100' });
+    await db.em().nativeUpdate(Account, { id: w.holder.accountId }, { status: 'REJECTED' });
+    const inactive = await recorded(w, 100n);
+    expect(await openPayout(db.em(), inactive)).toMatchObject({ status: 'REJECTED', reason: 'SOURCE_NOT_ACTIVE', feeCents: '100' });
+
+    expect(await balances(w)).toEqual(AFTER_FUNDING);
+    for (const payoutId of [poor, inactive]) {
+      expect(await movementsOf(payoutId)).toEqual([]);
+      expect(await sql('select status, movement_id from pix_payout where id = $1', [payoutId])).toEqual([{ status: 'REJECTED', movement_id: null }]);
+    }
+  });
+});
+
+describe('an incoming Pix and a charge: what their postings write', () => {
+  const taskQueue = `test-${randomUUID()}`;
+  const PAYER = { name: 'Paula Pagadora', document: '***.456.789-**', ispb: '12345678', institution: 'Banco Pagador', branch: '0001', account: '555666' };
+
+  test('an incoming Pix: the statement transaction with the payer, its counterparts and pix.in.received', async () => {
+    const w = await world();
+    const received = await receivePix(db.em(), { tenantId: w.tenantId, accountId: w.holder.accountId, amountCents: 2_000n, endToEndId: 'E12345678202601021200zzzzzzzzzzz', payer: PAYER });
+    const e2e = received.endToEndId;
+    const rows = await statementOf(e2e);
+    const at = rows[0]!.at;
+    const common = { status: 'DONE', payout_status: null, status_external: 'SUCCESS', end_to_end_id: e2e, reverses_movement_id: null, at };
+    expect(rows).toEqual([
+      { ...common, source: 'FEE_REVENUE', direction: 'CREDIT', amount: '10', fee: '0', description: `Tarifa Pix ${e2e}`, metadata: {}, lines: [{ kind: 'FEE', amount: '10' }] },
+      {
+        ...common,
+        source: 'PIX_IN',
+        direction: 'CREDIT',
+        amount: '2000',
+        fee: '10',
+        description: `Pix recebido de ${PAYER.name}`,
+        metadata: { date: at, endToEndId: e2e, paymentDate: paymentDate(new Date(at)), payer: PAYER, beneficiary: { branch: w.holder.agency, account: w.holder.number } },
+        lines: [
+          { kind: 'PRIMARY', amount: '2000' },
+          { kind: 'FEE', amount: '-10' },
+        ],
+      },
+      { ...common, source: 'SETTLEMENT', direction: 'DEBIT', amount: '2000', fee: '0', description: `Pix in ${e2e}`, metadata: {}, lines: [{ kind: 'PRIMARY', amount: '-2000' }] },
+    ]);
+    const [credit] = await sql('select id, balance_after_cents::text as balance from movement where operation_id = $1 and source = $2', [e2e, 'PIX_IN']);
+    expect(received).toEqual({ movementId: credit.id, endToEndId: e2e, amountCents: '2000', feeCents: '10', balanceAfterCents: credit.balance });
+    const [coreAccountId] = (await sql('select core_account_id from account where id = $1', [w.holder.accountId])).map((r) => r.core_account_id);
+    const pixAccountId = await pixAccountOf(w.holder.accountId);
+    expect(await eventsOf('pix.in.received', 'endToEndId', e2e)).toEqual([
+      {
+        account_id: w.holder.accountId,
+        pix_account_id: pixAccountId,
+        data: {
+          payerName: PAYER.name,
+          endToEndId: e2e,
+          movementId: credit.id,
+          receivedAt: at,
+          amountCents: '2000',
+          payerBranch: PAYER.branch,
+          paymentDate: paymentDate(new Date(at)),
+          payerAccount: PAYER.account,
+          pixAccountId,
+          coreAccountId,
+          payerDocument: PAYER.document,
+          payerInstitution: PAYER.institution,
+        },
+      },
+    ]);
+  });
+
+  /** A charge of the holder, paid in full by PAYER. */
+  async function paidCharge(w: World, amountCents: bigint) {
+    const account = await db.em().findOneOrFail(Account, { id: w.holder.accountId });
+    const { charge } = await createCharge(db.em(), taskQueue, account, 'Loja da Maria', 'https://pix.example.test', randomUUID(), { amountCents, expiresInSeconds: 3_600, tag: null });
+    const { paid } = await payCharge(db.em(), taskQueue, { tenantId: w.tenantId, txid: charge.txid, payer: PAYER });
+    return { account, charge, paid };
+  }
+
+  test("a charge's payment names the charge; its refund leaves the account for the payer, recorded with its event", async () => {
+    const w = await world();
+    const { account, charge, paid } = await paidCharge(w, 3_000n);
+    const payment = (await statementOf(paid.endToEndId)).find((m) => m.source === 'PIX_IN')!;
+    expect(payment).toMatchObject({
+      description: `Pix recebido de ${PAYER.name} (cobrança)`,
+      metadata: { date: payment.at, endToEndId: paid.endToEndId, txid: charge.txid, chargeId: charge.id, payer: PAYER },
+    });
+    expect(paid.paidAt).toBe(payment.at);
+
+    const { refund } = await refundCharge(db.em(), taskQueue, account, charge.id, randomUUID(), 1_000n);
+    const rows = await statementOf(refund.refundId);
+    const at = rows[0]!.at;
+    const e2e = refund.refundEndToEndId;
+    const common = { status: 'DONE', payout_status: null, status_external: 'SUCCESS', amount: '1000', fee: '0', end_to_end_id: e2e, at };
+    expect(rows).toEqual([
+      {
+        ...common,
+        source: 'REVERSAL',
+        direction: 'DEBIT',
+        description: `Devolução de Pix para ${PAYER.name}`,
+        reverses_movement_id: paid.movementId,
+        metadata: {
+          date: at,
+          endToEndId: e2e,
+          paymentDate: paymentDate(new Date(at)),
+          payer: { branch: w.holder.agency, account: w.holder.number },
+          beneficiary: PAYER,
+          originalEndToEndId: paid.endToEndId,
+          txid: charge.txid,
+          chargeId: charge.id,
+        },
+        lines: [{ kind: 'PRIMARY', amount: '-1000' }],
+      },
+      { ...common, source: 'SETTLEMENT', direction: 'CREDIT', description: `Pix devolução ${e2e}`, reverses_movement_id: null, metadata: {}, lines: [{ kind: 'PRIMARY', amount: '1000' }] },
+    ]);
+    expect(refund).toEqual({ refundId: refund.refundId, chargeId: charge.id, amountCents: '1000', refundEndToEndId: e2e, createdAt: at });
+    const [debit] = await sql('select id from movement where operation_id = $1 and source = $2', [refund.refundId, 'REVERSAL']);
+    expect(await sql('select r.movement_id, r.created_at = m.created_at as posted_then from pix_charge_refund r join movement m on m.id = r.movement_id where r.id = $1', [refund.refundId])).toEqual([
+      { movement_id: debit.id, posted_then: true },
+    ]);
+    expect((await sql('select refunded_cents::text as refunded from pix_charge where id = $1', [charge.id]))[0]).toEqual({ refunded: '1000' });
+    expect(await eventsOf('pix.charge.refunded', 'chargeId', charge.id)).toEqual([
+      {
+        account_id: w.holder.accountId,
+        pix_account_id: account.pixAccountId,
+        data: {
+          tag: null,
+          txid: charge.txid,
+          chargeId: charge.id,
+          movementId: debit.id,
+          endToEndId: paid.endToEndId,
+          refundEndToEndId: e2e,
+          amountCents: '3000',
+          occurredAt: at,
+          refundAmountCents: '1000',
+        },
+      },
+    ]);
+  });
+
+  test('a refund the balance does not cover is refused with INSUFFICIENT_BALANCE, and nothing moves', async () => {
+    const w = await world();
+    const { account, charge } = await paidCharge(w, 3_000n);
+    // Spent down to 999 cents.
+    await payout(w, AFTER_FUNDING.holder + 3_000n - RECEIVE_FEE - SEND_FEE - 999n);
+    const before = await tenantState(w.tenantId);
+    await expect(refundCharge(db.em(), taskQueue, account, charge.id, randomUUID(), 1_000n)).rejects.toMatchObject({ code: 'INSUFFICIENT_BALANCE' });
+    expect(await tenantState(w.tenantId)).toEqual(before);
+    expect(await sql('select 1 from pix_charge_refund where charge_id = $1', [charge.id])).toEqual([]);
+    expect((await sql('select refunded_cents::text as refunded from pix_charge where id = $1', [charge.id]))[0]).toEqual({ refunded: '0' });
   });
 });
 

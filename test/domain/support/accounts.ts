@@ -12,7 +12,7 @@ import { approveOnboarding, provisionOnboardingAccount } from '../../../src/iden
 import { openOrm, type Orm } from '../../../src/persistence/orm.ts';
 import { receivePix } from '../../../src/pix/incoming.ts';
 import { createTenant } from '../../../src/tenants/service.ts';
-import { closeDb } from '../../support/db.ts';
+import { closeDb, sql } from '../../support/db.ts';
 import { newCpf } from '../../support/fixtures.ts';
 import { expectLedgerConsistent } from '../../support/ledger.ts';
 
@@ -103,4 +103,10 @@ export async function fund(em: EntityManager, tenantId: string, accountId: strin
     amountCents,
     payer: { name: 'Pagador Teste', document: newCpf(), ispb: '12345678', institution: 'Banco Teste', branch: '0001', account: '123456' },
   });
+}
+
+/** One of the tenant's own accounts (created with the tenant): where its fees accrue, or its side of every Pix. */
+export async function tenantAccountId(tenantId: string, kind: 'FEE_REVENUE' | 'SETTLEMENT'): Promise<string> {
+  const [row] = await sql<{ id: string }>('select id from account where tenant_id = $1 and kind = $2', [tenantId, kind]);
+  return row!.id;
 }
