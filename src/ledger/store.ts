@@ -1,106 +1,11 @@
 /**
- * The ledger's SQL: the `account` balance locks and updates, and the `movement` and `ledger_entry` tables. Postings
- * (posting.ts) decide what to write; statements and payouts read through here.
+ * The ledger's SQL in TypeScript: the calls of the posting functions (src/ledger/sql/, where every posting locks its
+ * accounts, checks and writes), the reads of `movement` and `ledger_entry` that statements and payouts make, and the
+ * marks of a settled payout's movements.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { isoUtc } from '../shared/pagination.ts';
-import type { EntryKind, LockedAccount, MovementInput, MovementPayoutStatus, MovementSource, PostedMovement } from './types.ts';
-
-interface LockedAccountRow {
-  id: string;
-  tenant_id: string;
-  kind: LockedAccount['kind'];
-  status: LockedAccount['status'];
-  balance: string;
-  agency: string;
-  number: string;
-  pix_account_id: string;
-  may_move_money: boolean;
-  holder_name: string | null;
-  holder_document: string | null;
-}
-
-const toLockedAccount = (r: LockedAccountRow): LockedAccount => ({
-  id: r.id,
-  tenantId: r.tenant_id,
-  kind: r.kind,
-  status: r.status,
-  balanceCents: BigInt(r.balance),
-  agency: r.agency,
-  number: r.number,
-  pixAccountId: r.pix_account_id,
-  mayMoveMoney: r.may_move_money,
-  holderName: r.holder_name,
-  holderDocument: r.holder_document,
-});
-
-/**
- * Locks accounts for the rest of the transaction, always in one order, holders by id and then the tenants' own
- * accounts by id (the order of every posting, SQL functions included), so two postings that touch the same accounts
- * (even in opposite directions) queue instead of deadlocking. The tenants' own accounts come last because every Pix
- * debit of a tenant takes them: a batch of debits holds them only for its last statement. `FOR NO KEY UPDATE`: a posting changes balances, never
- * keys, so it must not conflict with the KEY SHARE locks that foreign-key checks take.
- */
-export async function lockAccounts(em: EntityManager, accountIds: string[]): Promise<Map<string, LockedAccount>> {
-  const rows = await em.execute<LockedAccountRow[]>(
-    `select a.id, a.tenant_id, a.kind, a.status, a.balance_cents::text as balance, a.agency, a.number, a.pix_account_id,
-            coalesce(account_may_move_money(a.status, h.status, h.onboarding_step), false) as may_move_money,
-            h.name as holder_name, h.document as holder_document
-       from account a left join holder h on h.id = a.holder_id
-      where a.id in (?)
-      order by a.kind <> 'HOLDER', a.id
-        for no key update of a`,
-    [[...new Set(accountIds)]],
-  );
-  return new Map(rows.map((r) => [r.id, toLockedAccount(r)]));
-}
-
-/** The database clock, read after the locks: on each account, posting times follow commit order. */
-export async function postingTime(em: EntityManager): Promise<string> {
-  const [{ now }] = (await em.execute<{ now: string }[]>('select clock_timestamp()::text as now')) as [{ now: string }];
-  return now;
-}
-
-/** Writes decided movements (`posted[i]` is what `movements[i]` became), their entries and the new balances. */
-export async function insertPosting(em: EntityManager, movements: MovementInput[], posted: PostedMovement[], newBalances: [string, bigint][]): Promise<void> {
-  const movementValues = movements.flatMap((m, i) => {
-    const p = posted[i]!;
-    return [
-      p.id, p.statementId, m.tenantId, m.accountId, m.operationId, m.source, m.channel, m.direction, m.status, m.payoutStatus,
-      m.statusExternal, m.amountCents.toString(), m.feeCents.toString(), p.balanceAfterCents.toString(), m.description,
-      m.externalRef, m.endToEndId, m.reversesMovementId, JSON.stringify(m.metadata), p.createdAt,
-    ];
-  });
-  await em.execute(
-    `insert into movement (id, statement_id, tenant_id, account_id, operation_id, source, channel, direction, status, payout_status,
-                           status_external, amount_cents, fee_cents, balance_after_cents, description, external_ref, end_to_end_id,
-                           reverses_movement_id, metadata, created_at)
-     values ${movements.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?::timestamptz)').join(', ')}`,
-    movementValues,
-  );
-
-  const entryValues = posted.flatMap((p) =>
-    p.entries.flatMap((e, line) => [e.id, p.id, p.accountId, line + 1, e.kind, e.amountCents.toString(), e.balanceAfterCents.toString(), p.createdAt]),
-  );
-  await em.execute(
-    `insert into ledger_entry (id, movement_id, account_id, line, kind, amount_cents, balance_after_cents, created_at)
-     values ${Array.from({ length: entryValues.length / 8 }, () => '(?, ?, ?, ?, ?, ?, ?, ?::timestamptz)').join(', ')}`,
-    entryValues,
-  );
-
-  await em.execute(
-    `update account a set balance_cents = v.balance::bigint
-       from (values ${newBalances.map(() => '(?::uuid, ?)').join(', ')}) as v(id, balance)
-      where a.id = v.id`,
-    newBalances.flatMap(([id, b]) => [id, b.toString()]),
-  );
-}
-
-/** The id of one of the tenant's own accounts (created with the tenant). */
-export async function findTenantAccountId(em: EntityManager, tenantId: string, kind: 'FEE_REVENUE' | 'SETTLEMENT'): Promise<string | null> {
-  const [row] = await em.execute<{ id: string }[]>('select id from account where tenant_id = ? and kind = ?', [tenantId, kind]);
-  return row?.id ?? null;
-}
+import type { EntryKind, MovementPayoutStatus, MovementSource } from './types.ts';
 
 /** A movement as the statement and the payout read it (bigints as text). */
 export interface MovementRow {
@@ -226,17 +131,6 @@ export async function markPayoutMovementsPosted(em: EntityManager, debitMovement
     [endToEndId, endToEndId, paymentDate, debitMovementId],
   );
   await em.execute(`update movement set status = 'DONE', status_external = 'SUCCESS', end_to_end_id = ? where operation_id = ? and source = 'SETTLEMENT'`, [endToEndId, operationId]);
-}
-
-/** A payout the provider failed or cancelled: its debit and the settlement account's credit are marked failed. */
-export async function markPayoutMovementsFailed(em: EntityManager, debitMovementId: string, operationId: string, state: 'FAILED' | 'CANCELLED'): Promise<void> {
-  await em.execute(`update movement set payout_status = ?, status = 'FAILED', status_external = 'FAILURE' where id = ?`, [state, debitMovementId]);
-  await em.execute(`update movement set status = 'FAILED', status_external = 'FAILURE' where operation_id = ? and source = 'SETTLEMENT'`, [operationId]);
-}
-
-/** A settled payout the beneficiary's institution returned. */
-export async function markPayoutMovementRefunded(em: EntityManager, debitMovementId: string): Promise<void> {
-  await em.execute(`update movement set payout_status = 'REFUNDED' where id = ?`, [debitMovementId]);
 }
 
 /**

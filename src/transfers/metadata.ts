@@ -1,9 +1,12 @@
-import type { LockedAccount } from '../ledger/types.ts';
-
 /** The platform's own ISPB in statements (bank 000 settles internally). */
 export const BANK_ISPB = '00000000';
 
-type Side = Pick<LockedAccount, 'agency' | 'number' | 'holderName' | 'holderDocument'>;
+interface Side {
+  agency: string;
+  number: string;
+  holderName: string | null;
+  holderDocument: string | null;
+}
 
 /** What a TEV's statement text says when the sender gave none. */
 export const defaultTevDescription = (beneficiaryName: string | null) => `Transferência para ${beneficiaryName}`;

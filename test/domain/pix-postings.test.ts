@@ -1,27 +1,27 @@
 /**
  * The Pix posting rules, in process: incoming Pix, a payout's debit (`debit_pix_payout`, and `debit_recorded_pix_payout`
  * for a payout recorded before the debit moved into the request), settlement, reversal and returns, a charge's payment
- * and refund, and the posting guards the others go through (`postMovements`), called directly on the run's database.
- * Every test has a tenant of its own, whose ledger must still be consistent (balances equal the sum of their entries)
- * and sum to zero afterwards.
+ * and refund, and the posting engine's shared steps the others go through (`lock_accounts`, `post_movements`), called
+ * directly on the run's database. Every test has a tenant of its own, whose ledger must still be consistent (balances
+ * equal the sum of their entries) and sum to zero afterwards.
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, test } from '@jest/globals';
 import { Account } from '../../src/accounts/entities.ts';
-import { feeRevenueAccountId, InsufficientBalance, lockAccounts, postMovements, settlementAccountId, type MovementInput } from '../../src/ledger/posting.ts';
 import { createCharge } from '../../src/pix/charges.ts';
 import { payCharge, refundCharge } from '../../src/pix/charge-settlement.ts';
 import { receivePix } from '../../src/pix/incoming.ts';
 import { MASK_PAYER_VISIBLE_CPF } from '../../src/persistence/migrations/Migration20261124000500_mask_payer_visible_cpf.ts';
 import { PixDebitQueue, type DebitOutcome } from '../../src/pix/payout-debits.ts';
 import { debitPayout, openPayout, payoutDebitOf, receivePayoutReturn, refundPayout, reversePayout, settlePayout } from '../../src/pix/payouts.ts';
+import { newCuid } from '../../src/shared/ids.ts';
 import { isoUtc } from '../../src/shared/pagination.ts';
 import { paymentDate } from '../../src/shared/time.ts';
 import { pixPayoutStart, type PayoutDebit } from '../../workflows/contracts/pix-payout.ts';
 import { sql } from '../support/db.ts';
 import { balanceOf } from '../support/ledger.ts';
 import { tenantState } from '../support/tenant-state.ts';
-import { domainDatabase, fund, onboardedHolder, type HolderAccount } from './support/accounts.ts';
+import { domainDatabase, fund, onboardedHolder, tenantAccountId, type HolderAccount } from './support/accounts.ts';
 
 const RECEIVE_FEE = 10n;
 const SEND_FEE = 100n;
@@ -41,7 +41,7 @@ async function world(): Promise<World> {
   const tenantId = await db.tenant({ pixIn: RECEIVE_FEE, pixOut: SEND_FEE });
   const holder = await onboardedHolder(em, tenantId);
   await fund(em, tenantId, holder.accountId, 10_000n);
-  return { tenantId, holder, settlementId: await settlementAccountId(em, tenantId), revenueId: await feeRevenueAccountId(em, tenantId) };
+  return { tenantId, holder, settlementId: await tenantAccountId(tenantId, 'SETTLEMENT'), revenueId: await tenantAccountId(tenantId, 'FEE_REVENUE') };
 }
 
 const balances = async (w: World) => ({
@@ -268,6 +268,100 @@ describe('returns of a payout (a charge it paid refunded by the receiver)', () =
     const events = await sql<{ type: string }>(`select type from event_outbox where data->>'payoutId' = $1`, [payoutId]);
     expect(events.map((e) => e.type).sort()).toEqual(['pix.payout.refunded', 'pix.payout.succeeded']);
     expect(await balances(w)).toEqual({ holder: AFTER_FUNDING.holder - SEND_FEE, settlement: AFTER_FUNDING.settlement, revenue: AFTER_FUNDING.revenue + SEND_FEE });
+  });
+});
+
+describe('the posting engine: lock_accounts and post_movements (src/ledger/sql/posting.sql)', () => {
+  /** A movement as `post_movements` takes it, of one line unless `lines` are given. */
+  const movement = (accountId: string, amountCents: bigint, lines: bigint[] = [amountCents]) => ({
+    id: newCuid(),
+    account_id: accountId,
+    operation_id: `engine-${randomUUID()}`,
+    source: 'SETTLEMENT',
+    channel: 'PIX',
+    direction: amountCents < 0n ? 'DEBIT' : 'CREDIT',
+    status: 'DONE',
+    payout_status: null,
+    status_external: 'SUCCESS',
+    amount: (amountCents < 0n ? -amountCents : amountCents).toString(),
+    fee: '0',
+    description: 'engine',
+    external_ref: null,
+    end_to_end_id: null,
+    reverses_movement_id: null,
+    metadata: {},
+    lines: lines.map((amount) => ({ id: newCuid(), kind: 'PRIMARY', amount: amount.toString() })),
+  });
+
+  /** Locks the holder and the settlement account, then posts the movements, in one transaction. */
+  const post = (w: World, movements: ReturnType<typeof movement>[]) =>
+    db.em().transactional(async (tx) => {
+      await tx.execute(`select * from lock_accounts(?, ?::uuid[], '{SETTLEMENT}')`, [w.tenantId, `{${w.holder.accountId}}`]);
+      return tx.execute<{ movement_id: string; account_id: string; balance_after_cents: string }[]>(
+        'select movement_id, account_id, balance_after_cents::text as balance_after_cents from post_movements(?, clock_timestamp(), ?::jsonb)',
+        [w.tenantId, JSON.stringify(movements)],
+      );
+    });
+
+  test("lock_accounts locks the holders by id, then the tenant's own accounts by id, and nothing of another tenant", async () => {
+    const w = await world();
+    const other = await onboardedHolder(db.em(), w.tenantId, 'Ana Segunda');
+    const stranger = await onboardedHolder(db.em(), await db.tenant(), 'Titular de Outro Tenant');
+    const byId = <T extends { id: string }>(rows: T[]) => [...rows].sort((a, b) => (a.id < b.id ? -1 : 1));
+    await db.em().transactional(async (tx) => {
+      const locked = await tx.execute<{ id: string; kind: string }[]>(`select id, kind from lock_accounts(?, ?::uuid[], '{FEE_REVENUE,SETTLEMENT}')`, [
+        w.tenantId,
+        `{${[other.accountId, stranger.accountId, w.holder.accountId].join(',')}}`,
+      ]);
+      expect(locked).toEqual([
+        ...byId([{ id: w.holder.accountId, kind: 'HOLDER' }, { id: other.accountId, kind: 'HOLDER' }]),
+        ...byId([{ id: w.settlementId, kind: 'SETTLEMENT' }, { id: w.revenueId, kind: 'FEE_REVENUE' }]),
+      ]);
+      // Held until the transaction ends: no other transaction takes them meanwhile.
+      for (const { id } of locked) {
+        await expect(sql('select 1 from account where id = $1 for no key update nowait', [id])).rejects.toMatchObject({ code: '55P03' });
+      }
+      expect(await sql('select 1 as one from account where id = $1 for no key update nowait', [stranger.accountId])).toEqual([{ one: 1 }]);
+    });
+  });
+
+  test('lines that do not sum to zero, or an account of another tenant, are refused before anything is written', async () => {
+    const w = await world();
+    const stranger = await onboardedHolder(db.em(), await db.tenant(), 'Titular de Outro Tenant');
+    const before = await tenantState(w.tenantId);
+    await expect(post(w, [movement(w.settlementId, -100n), movement(w.holder.accountId, 99n)])).rejects.toThrow('unbalanced posting: lines sum to -1');
+    await expect(post(w, [movement(w.settlementId, -100n), movement(stranger.accountId, 100n)])).rejects.toThrow(
+      `account ${stranger.accountId} is not an account of tenant ${w.tenantId}`,
+    );
+    expect(await tenantState(w.tenantId)).toEqual(before);
+  });
+
+  test("no balance but the settlement account's goes below zero, after any line; a refused posting leaves nothing", async () => {
+    const w = await world();
+    const before = await tenantState(w.tenantId);
+    const balance = AFTER_FUNDING.holder;
+    await expect(post(w, [movement(w.holder.accountId, -(balance + 1n)), movement(w.settlementId, balance + 1n)])).rejects.toThrow(
+      `posting would overdraw account ${w.holder.accountId}`,
+    );
+    // Below zero after its first line, back to zero after its second: refused all the same.
+    await expect(post(w, [movement(w.holder.accountId, -balance, [-(balance + 1n), 1n]), movement(w.settlementId, balance)])).rejects.toThrow('posting would overdraw');
+    expect(await tenantState(w.tenantId)).toEqual(before);
+
+    const posted = await post(w, [movement(w.settlementId, -500n), movement(w.holder.accountId, 500n)]);
+    expect(posted).toEqual([
+      { movement_id: expect.any(String), account_id: w.settlementId, balance_after_cents: (AFTER_FUNDING.settlement - 500n).toString() },
+      { movement_id: expect.any(String), account_id: w.holder.accountId, balance_after_cents: (AFTER_FUNDING.holder + 500n).toString() },
+    ]);
+    expect(await balances(w)).toEqual({ ...AFTER_FUNDING, holder: AFTER_FUNDING.holder + 500n, settlement: AFTER_FUNDING.settlement - 500n });
+  });
+
+  test('a line of 0 cents writes no entry, and a movement left with no line is not written', async () => {
+    const w = await world();
+    const noFee = movement(w.revenueId, 0n);
+    const posted = await post(w, [movement(w.settlementId, -500n), movement(w.holder.accountId, 500n, [500n, 0n]), noFee]);
+    expect(posted.map((p) => p.account_id)).toEqual([w.settlementId, w.holder.accountId]);
+    expect(await sql('select line, amount_cents::text as amount from ledger_entry where movement_id = $1', [posted[1]!.movement_id])).toEqual([{ line: 1, amount: '500' }]);
+    expect(await sql('select 1 from movement where id = $1', [noFee.id])).toEqual([]);
   });
 });
 
@@ -591,48 +685,6 @@ describe('an incoming Pix and a charge: what their postings write', () => {
     expect(await tenantState(w.tenantId)).toEqual(before);
     expect(await sql('select 1 from pix_charge_refund where charge_id = $1', [charge.id])).toEqual([]);
     expect((await sql('select refunded_cents::text as refunded from pix_charge where id = $1', [charge.id]))[0]).toEqual({ refunded: '0' });
-  });
-});
-
-describe('postMovements, the guard of every Pix posting', () => {
-  const line = (w: World, accountId: string, amountCents: bigint): MovementInput => ({
-    accountId,
-    tenantId: w.tenantId,
-    operationId: `guard-${randomUUID()}`,
-    source: 'SETTLEMENT',
-    channel: 'PIX',
-    direction: amountCents < 0n ? 'DEBIT' : 'CREDIT',
-    status: 'DONE',
-    payoutStatus: null,
-    statusExternal: 'SUCCESS',
-    amountCents: amountCents < 0n ? -amountCents : amountCents,
-    feeCents: 0n,
-    description: 'guard',
-    externalRef: null,
-    endToEndId: null,
-    reversesMovementId: null,
-    metadata: {},
-    lines: [{ kind: 'PRIMARY', amountCents }],
-  });
-
-  const post = (w: World, movements: (w: World) => MovementInput[]) =>
-    db.em().transactional(async (tx) => postMovements(tx, await lockAccounts(tx, [w.holder.accountId, w.settlementId]), movements(w)));
-
-  test('lines that do not sum to zero are refused before anything is written', async () => {
-    const w = await world();
-    const before = await tenantState(w.tenantId);
-    await expect(post(w, (v) => [line(v, v.settlementId, -100n), line(v, v.holder.accountId, 99n)])).rejects.toThrow('unbalanced posting: lines sum to -1');
-    expect(await tenantState(w.tenantId)).toEqual(before);
-  });
-
-  test('a holder balance may not go below zero; the settlement account may', async () => {
-    const w = await world();
-    const before = await tenantState(w.tenantId);
-    const overdraw = (v: World) => [line(v, v.holder.accountId, -(AFTER_FUNDING.holder + 1n)), line(v, v.settlementId, AFTER_FUNDING.holder + 1n)];
-    await expect(post(w, overdraw)).rejects.toBeInstanceOf(InsufficientBalance);
-    expect(await tenantState(w.tenantId)).toEqual(before);
-    await post(w, (v) => [line(v, v.settlementId, -500n), line(v, v.holder.accountId, 500n)]);
-    expect(await balances(w)).toEqual({ ...AFTER_FUNDING, holder: AFTER_FUNDING.holder + 500n, settlement: AFTER_FUNDING.settlement - 500n });
   });
 });
 

@@ -8,13 +8,12 @@ import { describe, expect, test } from '@jest/globals';
 import { Account } from '../../src/accounts/entities.ts';
 import { Holder } from '../../src/identity/entities.ts';
 import { setBlocked } from '../../src/identity/service.ts';
-import { feeRevenueAccountId } from '../../src/ledger/posting.ts';
 import { resolveTev, SANDBOX_FAILURE, settleTev, type SettleMode } from '../../src/transfers/settlement.ts';
 import type { TevSubmission } from '../../workflows/contracts/tev.ts';
 import { sql } from '../support/db.ts';
 import { balanceOf } from '../support/ledger.ts';
 import { tenantState } from '../support/tenant-state.ts';
-import { domainDatabase, fund, onboardedHolder, type HolderAccount } from './support/accounts.ts';
+import { domainDatabase, fund, onboardedHolder, tenantAccountId, type HolderAccount } from './support/accounts.ts';
 import { tevSubmission } from './support/tev.ts';
 
 const SEND_FEE = 50n;
@@ -37,7 +36,7 @@ async function world(): Promise<World> {
   const tenantId = await db.tenant({ tevOut: SEND_FEE, tevIn: RECEIVE_FEE });
   const [payer, payee] = await Promise.all([onboardedHolder(em, tenantId, 'Maria Pagadora'), onboardedHolder(em, tenantId, 'João Recebedor')]);
   await fund(em, tenantId, payer.accountId, 10_000n);
-  return { tenantId, payer, payee, revenueId: await feeRevenueAccountId(em, tenantId) };
+  return { tenantId, payer, payee, revenueId: await tenantAccountId(tenantId, 'FEE_REVENUE') };
 }
 
 const transfer = (w: World, amountCents: bigint, overrides: Partial<TevSubmission> = {}): TevSubmission =>
