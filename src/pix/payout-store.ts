@@ -99,6 +99,42 @@ async function one(em: EntityManager, sql: string, params: unknown[]): Promise<P
 
 export const findPayout = (em: EntityManager, payoutId: string) => one(em, `select ${COLUMNS} from pix_payout p where p.id = ?`, [payoutId]);
 
+/** The payer as the receiving institution sees them: the account's holder and branch, and the tenant's name. */
+export interface PayoutPayer {
+  name: string;
+  document: string;
+  institution: string;
+  branch: string;
+  account: string;
+}
+
+interface PayoutPayerRow {
+  payer_name: string;
+  payer_document: string;
+  payer_institution: string;
+  payer_branch: string;
+  payer_account: string;
+}
+
+/** The payout and its payer in one query: what a submission to the provider needs (the worker reads it per payout). */
+export async function findPayoutWithPayer(em: EntityManager, payoutId: string): Promise<{ payout: PixPayout; payer: PayoutPayer } | null> {
+  const [row] = await em.execute<(PixPayoutRow & PayoutPayerRow)[]>(
+    `select ${COLUMNS}, h.name as payer_name, h.document as payer_document, t.name as payer_institution,
+            a.agency as payer_branch, a.number as payer_account
+       from pix_payout p
+       join account a on a.id = p.account_id and a.tenant_id = p.tenant_id
+       join holder h on h.id = a.holder_id and h.tenant_id = p.tenant_id
+       join tenant t on t.id = p.tenant_id
+      where p.id = ?`,
+    [payoutId],
+  );
+  if (!row) return null;
+  return {
+    payout: toPixPayout(row),
+    payer: { name: row.payer_name, document: row.payer_document, institution: row.payer_institution, branch: row.payer_branch, account: row.payer_account },
+  };
+}
+
 /** The payout of an account's Idempotency-Key, if a request under that key was recorded. */
 export const findPayoutByKey = (em: EntityManager, accountId: string, idempotencyKey: string) =>
   one(em, `select ${COLUMNS} from pix_payout p where p.account_id = ? and p.idempotency_key = ?`, [accountId, idempotencyKey]);

@@ -2,18 +2,16 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { Account } from '../accounts/entities.ts';
 import type { Config } from '../config.ts';
 import { enqueueEvents, type EventType } from '../events/outbox.ts';
-import { Holder } from '../identity/entities.ts';
 import { markPayoutMovementsPosted } from '../ledger/store.ts';
 import { AppError } from '../shared/errors.ts';
 import { requestHash } from '../shared/idempotency.ts';
 import { documentShownToPayer } from '../shared/documents.ts';
 import { derivedId } from '../shared/ids.ts';
 import { paymentDate } from '../shared/time.ts';
-import { Tenant } from '../tenants/entities.ts';
 import { BANK_ISPB } from '../transfers/metadata.ts';
 import type { PayoutDebit, PayoutOpening, PayoutTiming } from '../../workflows/contracts/pix-payout.ts';
 import type { PixKeyType } from './keys.ts';
-import { findPayout, lockPayout, markPayoutPosted, type PayoutChannel, type PayoutQr, type PixPayout } from './payout-store.ts';
+import { findPayoutWithPayer, lockPayout, markPayoutPosted, type PayoutChannel, type PayoutQr, type PixPayout } from './payout-store.ts';
 import { callDebit, outcomeOf, type DebitOutcome, type DebitRequest } from './payout-debits.ts';
 import { callDebitRecordedPixPayout, callRefundPixPayout, callReversePixPayout } from './pix-postings.ts';
 import type { Beneficiary, PayoutSubmission, ProviderPayoutState } from './provider.ts';
@@ -120,10 +118,7 @@ export async function openPayout(em: EntityManager, payoutId: string): Promise<P
  * payer as the receiving institution sees them (this platform's holder).
  */
 export async function payoutSubmission(em: EntityManager, payoutId: string): Promise<PayoutSubmission> {
-  const payout = (await findPayout(em, payoutId))!;
-  const account = await em.findOneOrFail(Account, { id: payout.accountId });
-  const holder = await em.findOneOrFail(Holder, { id: account.holderId! });
-  const tenant = await em.findOneOrFail(Tenant, { id: account.tenantId });
+  const { payout, payer } = (await findPayoutWithPayer(em, payoutId))!;
   const location = payout.qr?.location;
   return {
     payoutId,
@@ -132,7 +127,7 @@ export async function payoutSubmission(em: EntityManager, payoutId: string): Pro
     pixKeyType: payout.pixKeyType,
     charge: location && payout.qr?.txid ? { location, txid: payout.qr.txid } : null,
     receiver: { ispb: payout.beneficiary.ispb, branch: payout.beneficiary.branch, account: payout.beneficiary.account },
-    payer: { name: holder.name, document: holder.document, ispb: BANK_ISPB, institution: tenant.name, branch: account.agency, account: account.number },
+    payer: { ...payer, ispb: BANK_ISPB },
   };
 }
 
