@@ -65,8 +65,8 @@ async function createHolder(pool: pg.Pool): Promise<BenchAccount> {
 }
 
 /**
- * The tenant's SETTLEMENT account, created the way the ledger creates it on the first Pix (src/ledger/posting.ts),
- * since no real Pix went through this tenant yet.
+ * The tenant's SETTLEMENT account, where the filled movements' other side is posted; created here as a tenant's own
+ * accounts are when missing (the insert does nothing when the tenant has it).
  */
 async function settlementAccount(client: pg.PoolClient, tenantId: string): Promise<string> {
   await client.query(
