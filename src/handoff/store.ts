@@ -80,11 +80,9 @@ export async function insertHandOffs(em: EntityManager, taskQueue: string, start
 }
 
 /** Temporal has it: the row goes, unless it was requested again meanwhile. */
-export async function deleteHandOff(em: EntityManager, h: Pick<HandOff, 'key' | 'version'>): Promise<void> {
-  await em.execute('delete from workflow_start where key = ? and version = ?', [h.key, h.version]);
-}
+export const deleteHandOff = (em: EntityManager, h: Pick<HandOff, 'key' | 'version'>): Promise<void> => deleteHandOffs(em, [h]);
 
-/** Several confirmed at once (see `deleteHandOff`). */
+/** Several confirmed at once, each unless requested again meanwhile. */
 export async function deleteHandOffs(em: EntityManager, handOffs: Pick<HandOff, 'key' | 'version'>[]): Promise<void> {
   if (handOffs.length === 0) return;
   await em.execute(
