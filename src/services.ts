@@ -5,6 +5,7 @@ import { lazyTemporal, type Temporal } from './temporal/connection.ts';
 import { createCredentialCache, type CredentialCache } from './tenants/credential-cache.ts';
 import { PixDebitQueue } from './pix/payout-debits.ts';
 import { SettlementQueue } from './transfers/settlement-queue.ts';
+import type { SandboxTevOutcome } from '../workflows/contracts/tev.ts';
 
 /** What the HTTP apps and the operator commands share: configuration, logger, database and Temporal client. */
 export interface Services {
@@ -18,11 +19,18 @@ export interface Services {
   settlements: SettlementQueue;
   /** The request path's Pix debits, batched under load. */
   pixDebits: PixDebitQueue;
+  /**
+   * The transfers whose outcome comes later instead of at once, and how (the sandbox's ,97 and ,98,
+   * src/sandbox/tev-outcomes.ts); none in production.
+   */
+  deferredTevOutcome?: ((amountCents: bigint) => SandboxTevOutcome | null) | undefined;
 }
 
 /** Opens the database; Temporal is connected lazily, so the api runs (and says so on /health) while it is away. */
 export async function openServices(config: Config, logger: Logger): Promise<Services> {
   const orm = await openOrm(config.DATABASE_URL, config.DATABASE_POOL_MAX);
+  // Loaded with SANDBOX=1 only: a production process runs no sandbox code.
+  const deferredTevOutcome = config.SANDBOX ? (await import('./sandbox/tev-outcomes.ts')).sandboxTevOutcomes(config) : undefined;
   return {
     config,
     logger,
@@ -31,6 +39,7 @@ export async function openServices(config: Config, logger: Logger): Promise<Serv
     credentials: createCredentialCache(config.DATABASE_URL, logger),
     settlements: new SettlementQueue(orm.em, config),
     pixDebits: new PixDebitQueue(orm.em, config),
+    deferredTevOutcome,
   };
 }
 

@@ -1,12 +1,11 @@
 import { Router, type Express } from 'express';
 import { registerApprovalRoutes } from '../approvals/routes.ts';
 import { holderAuthenticator } from '../identity/authenticator.ts';
-import { registerKycSandboxRoutes } from '../identity/kyc-sandbox.ts';
 import { registerIdentityRoutes } from '../identity/routes.ts';
 import { registerPixPaymentRoutes } from '../pix/payment-routes.ts';
-import { registerPixChargeSandboxRoutes } from '../pix/charge-sandbox-routes.ts';
 import { registerPixLocationRoutes } from '../pix/location-routes.ts';
-import { registerPixSandboxRoutes } from '../pix/sandbox-routes.ts';
+// Production code imports src/sandbox/ only here, to mount its routes when SANDBOX=1 (test/sandbox-boundary.test.ts).
+import { registerSandboxRoutes } from '../sandbox/routes.ts';
 import type { Services } from '../services.ts';
 import { registerStatementRoutes } from '../statements/routes.ts';
 import { registerHolderTevRoutes } from '../transfers/holder-routes.ts';
@@ -26,11 +25,7 @@ export function createHolderApp(services: Services): Express {
   registerPixPaymentRoutes(router, registry, services, auth);
   registerPixLocationRoutes(router, registry, services);
   registerStatementRoutes(router, registry, services, auth);
-  if (services.config.SANDBOX) {
-    registerKycSandboxRoutes(router, registry, services);
-    registerPixSandboxRoutes(router, registry, services);
-    registerPixChargeSandboxRoutes(router, registry, services);
-  }
+  if (services.config.SANDBOX) registerSandboxRoutes(router, registry, services);
   return createHttpApp({
     name: 'Holder API',
     logger: services.logger.child({ app: 'holder' }),

@@ -37,15 +37,6 @@ export const tevIdFor = (pepper: string, sourceAccountId: string, idempotencyKey
 export const SUBMITTED_UNKNOWN_REASON =
   'The outcome is not known yet; the platform resolves it by itself. Follow GET /v1/tev/:id or the tev.out.* events.';
 
-/** Sandbox: an amount ending in ,97 resolves DONE and one ending in ,98 FAILED, both after `submitted_unknown`. */
-function sandboxOutcome({ config }: Services, amountCents: bigint): SandboxTevOutcome | null {
-  if (!config.SANDBOX) return null;
-  const cents = amountCents % 100n;
-  if (cents === 97n) return { delayMs: config.SANDBOX_TEV_RESOLVE_MS, outcome: 'DONE' };
-  if (cents === 98n) return { delayMs: config.SANDBOX_TEV_RESOLVE_MS, outcome: 'FAILED' };
-  return null;
-}
-
 const REFUSALS: Record<Exclude<SettlementRefusal, 'APPROVAL_REQUIRED'>, () => AppError> = {
   SOURCE_NOT_FOUND: () => notFound('Account'),
   HOLDER_BLOCKED: () => new AppError(401, 'HOLDER_BLOCKED', BLOCKED_MESSAGE),
@@ -73,6 +64,20 @@ function resultOf(settled: Settlement): TevResult {
 }
 
 /**
+ * Records the transfer PROCESSING with its resolution's hand-off in one transaction; the workflow resolves it as
+ * `outcome` says, after its delay.
+ */
+async function deferTev({ orm, config, temporal }: Services, submission: TevSubmission, outcome: SandboxTevOutcome): Promise<Settlement> {
+  const em = orm.em.fork();
+  const start = tevResolutionStart({ submission, sandbox: outcome });
+  const settled = await settleTev(em, config, submission, 'HOLD', { handOff: { ...start, taskQueue: config.TEMPORAL_TASK_QUEUE } });
+  if (settled.code === 'PROCESSING') {
+    await dispatchHandOff(temporal.client, em, { key: start.workflowId, version: 1, taskQueue: config.TEMPORAL_TASK_QUEUE, start });
+  }
+  return settled;
+}
+
+/**
  * A TEV, synchronously: one database transaction settles it (`done`, or `rejected` with nothing moved). Only when the
  * outcome is not known in time (a lost connection, a statement timeout, the response deadline) does Temporal come in:
  * the answer is `submitted_unknown`, and the resolution workflow settles it or reads how it settled. An error the
@@ -92,17 +97,8 @@ export async function submitTev(services: Services, r: TevRequest): Promise<TevR
     idempotencyKey: r.idempotencyKey,
     origin: r.origin,
   };
-  const sandbox = sandboxOutcome(services, r.amountCents);
-  if (sandbox) {
-    const em = orm.em.fork();
-    // Recorded PROCESSING with its hand-off in one transaction; the workflow resolves it a few seconds later.
-    const start = tevResolutionStart({ submission, sandbox });
-    const settled = await settleTev(em, config, submission, 'HOLD', { handOff: { ...start, taskQueue: config.TEMPORAL_TASK_QUEUE } });
-    if (settled.code === 'PROCESSING') {
-      await dispatchHandOff(temporal.client, em, { key: start.workflowId, version: 1, taskQueue: config.TEMPORAL_TASK_QUEUE, start });
-    }
-    return resultOf(settled);
-  }
+  const deferred = services.deferredTevOutcome?.(r.amountCents);
+  if (deferred) return resultOf(await deferTev(services, submission, deferred));
   try {
     return resultOf(await within(services.settlements.settle(submission), config.TEV_RESPONSE_DEADLINE_MS));
   } catch (err) {

@@ -1,13 +1,13 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import express, { type Router } from 'express';
-import { freeText, z } from '../shared/zod.ts';
 import { documentOperation } from '../http/operation-doc.ts';
 import { defineRoute, HTTP_LAYER_ERRORS } from '../http/route.ts';
+import type { Holder } from '../identity/entities.ts';
+import { decideKyc, holderOfRequisition, openKycPage } from '../identity/kyc.ts';
 import type { Services } from '../services.ts';
 import { cpfSchema } from '../shared/documents.ts';
 import { notFound } from '../shared/errors.ts';
-import { Holder } from './entities.ts';
-import { decideKyc, holderOfRequisition, openKycPage } from './kyc.ts';
+import { freeText, z } from '../shared/zod.ts';
 
 /** Requisition ids are 14-digit numbers; only digits are read (no sign, blank, exponent or fraction). */
 const requisitionParams = z.object({ requisitionId: z.string().regex(/^\d{1,15}$/, 'requisitionId is a number of at most 15 digits').transform(Number) });
@@ -69,10 +69,10 @@ function page(holder: Holder, notice?: string): string {
 }
 
 /**
- * Sandbox KYC (SANDBOX=1): the page behind `onboardingLink` and its completion endpoint. Both signal the holder's
- * onboarding workflow exactly as a real KYC provider's callback would.
+ * The KYC provider's page behind `onboardingLink` and its completion endpoint. Both signal the holder's onboarding
+ * workflow exactly as a real KYC provider's callback would.
  */
-export function registerKycSandboxRoutes(router: Router, registry: OpenAPIRegistry, services: Services): void {
+export function registerKycProviderPageRoutes(router: Router, registry: OpenAPIRegistry, services: Services): void {
   documentOperation(registry, {
     method: 'get',
     path: '/onboarding/:requisitionId',

@@ -2,16 +2,15 @@ import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import type { Router } from 'express';
 import { cents, cuid, pixEndToEndId, tenantHeaders } from '../http/common-schemas.ts';
 import { defineRoute } from '../http/route.ts';
+import { receivePix } from '../pix/incoming.ts';
 import type { Services } from '../services.ts';
 import { documentSchema } from '../shared/documents.ts';
 import { centsAmountSchema } from '../shared/money.ts';
 import { freeText, z } from '../shared/zod.ts';
-import { receivePix } from './incoming.ts';
+import { SANDBOX_PAYER } from './payer-bank.ts';
 
-/** The simulated payer bank of sandbox incoming Pix. */
-export const SANDBOX_PAYER = { ispb: '99999999', institution: 'Banco Sandbox S.A.', branch: '0001', account: '9999999' };
-
-export function registerPixSandboxRoutes(router: Router, registry: OpenAPIRegistry, { orm }: Services): void {
+/** A payer at another bank sends an account a Pix: what the Pix provider's `pix.received` notification does in production. */
+export function registerIncomingPixRoutes(router: Router, registry: OpenAPIRegistry, { orm }: Services): void {
   defineRoute(router, registry, {
     method: 'post',
     path: '/sandbox/pix/incoming',
