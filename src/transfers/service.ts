@@ -70,7 +70,7 @@ function resultOf(settled: Settlement): TevResult {
 async function deferTev({ orm, config, temporal }: Services, submission: TevSubmission, outcome: SandboxTevOutcome): Promise<Settlement> {
   const em = orm.em.fork();
   const start = tevResolutionStart({ submission, sandbox: outcome });
-  const settled = await settleTev(em, config, submission, 'HOLD', { handOff: { ...start, taskQueue: config.TEMPORAL_TASK_QUEUE } });
+  const settled = await settleTev(em, config, submission, 'DEFER', { handOff: { ...start, taskQueue: config.TEMPORAL_TASK_QUEUE } });
   if (settled.code === 'PROCESSING') {
     await dispatchHandOff(temporal.client, em, { key: start.workflowId, version: 1, taskQueue: config.TEMPORAL_TASK_QUEUE, start });
   }

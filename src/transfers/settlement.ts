@@ -8,11 +8,12 @@ import { callSettleTev, callSettleTevBatch, type SettleRow } from './store.ts';
 /**
  * How `settle_tev` treats a transfer:
  * - SUBMIT: the request-time checks (source may operate, destination exists, dual approval), then settle;
- * - HOLD: the same checks, then record it PROCESSING and hand it to its workflow (sandbox ,97 and ,98);
+ * - DEFER: the same checks, then record it PROCESSING and hand it to its workflow, which resolves it later (the
+ *   sandbox's ,97 and ,98); not a payment held for dual approval, which `settle_tev` refuses APPROVAL_REQUIRED;
  * - RESOLVE: settle, or read how it settled (the resolution workflow, an approved request);
  * - FAIL: resolve it FAILED with a given reason, nothing moved (sandbox ,98).
  */
-export type SettleMode = 'SUBMIT' | 'HOLD' | 'RESOLVE' | 'FAIL';
+export type SettleMode = 'SUBMIT' | 'DEFER' | 'RESOLVE' | 'FAIL';
 
 /** The answers of `settle_tev` that are not a transfer state: the request cannot become a transfer as asked. */
 export type SettlementRefusal =

@@ -128,10 +128,10 @@ describe('a transfer recorded FAILED: nothing moves, the payer is told why', () 
     expect(await balances(w)).toEqual({ payer: 10_000n, payee: 0n, revenue: 0n });
   });
 
-  test('a payer blocked after its transfer was held: resolving it FAILS with SOURCE_NOT_ACTIVE', async () => {
+  test('a payer blocked after its transfer was deferred: resolving it FAILS with SOURCE_NOT_ACTIVE', async () => {
     const w = await world();
     const s = transfer(w, 1_000n);
-    expect((await settle(s, 'HOLD')).code).toBe('PROCESSING');
+    expect((await settle(s, 'DEFER')).code).toBe('PROCESSING');
     await setBlocked(db.em(), w.tenantId, w.payer.document, true);
     expect(await settle(s, 'RESOLVE')).toMatchObject({ code: 'FAILED', outcome: { reason: 'SOURCE_NOT_ACTIVE' } });
     expect(await balances(w)).toEqual({ payer: 10_000n, payee: 0n, revenue: 0n });
@@ -161,7 +161,7 @@ describe('a request refused before it becomes a transfer: no record, nothing wri
     const w = await world();
     await db.em().nativeUpdate(Holder, { id: w.payer.holderId }, { status });
     await expectRefused(w, transfer(w, 100n), 'HOLDER_BLOCKED');
-    await expectRefused(w, transfer(w, 100n), 'HOLDER_BLOCKED', 'HOLD');
+    await expectRefused(w, transfer(w, 100n), 'HOLDER_BLOCKED', 'DEFER');
   });
 
   test('a payer whose KYC is not finished: ONBOARDING_INCOMPLETE; an account not APPROVED: ACCOUNT_NOT_APPROVED', async () => {
@@ -177,7 +177,7 @@ describe('a request refused before it becomes a transfer: no record, nothing wri
     const w = await world();
     await db.em().nativeUpdate(Account, { id: w.payer.accountId }, { approverHolderId: w.payee.holderId });
     await expectRefused(w, transfer(w, 100n), 'APPROVAL_REQUIRED');
-    await expectRefused(w, transfer(w, 100n), 'APPROVAL_REQUIRED', 'HOLD');
+    await expectRefused(w, transfer(w, 100n), 'APPROVAL_REQUIRED', 'DEFER');
   });
 });
 
@@ -230,36 +230,36 @@ describe('idempotency by tevId', () => {
   });
 });
 
-describe('HOLD, then RESOLVE or FAIL', () => {
-  test('HOLD records the transfer PROCESSING and moves nothing; RESOLVE settles it once; later calls read it', async () => {
+describe('DEFER, then RESOLVE or FAIL', () => {
+  test('DEFER records the transfer PROCESSING and moves nothing; RESOLVE settles it once; later calls read it', async () => {
     const w = await world();
     const s = transfer(w, 1_000n);
-    expect(await settle(s, 'HOLD')).toEqual({ code: 'PROCESSING', tevId: s.tevId });
+    expect(await settle(s, 'DEFER')).toEqual({ code: 'PROCESSING', tevId: s.tevId });
     expect(await recordOf(s.tevId)).toMatchObject({ status: 'PROCESSING', reason: null });
     expect(await balances(w)).toEqual({ payer: 10_000n, payee: 0n, revenue: 0n });
-    expect(await settle(s, 'HOLD')).toEqual({ code: 'PROCESSING', tevId: s.tevId });
+    expect(await settle(s, 'DEFER')).toEqual({ code: 'PROCESSING', tevId: s.tevId });
 
     const resolved = await settle(s, 'RESOLVE');
     expect(resolved).toMatchObject({ code: 'DONE', outcome: { status: 'DONE', feeCents: '50' } });
     expect(await settle(s, 'RESOLVE')).toEqual(resolved);
-    expect(await settle(s, 'HOLD')).toEqual(resolved);
+    expect(await settle(s, 'DEFER')).toEqual(resolved);
     expect(await balances(w)).toEqual({ payer: 10_000n - 1_000n - SEND_FEE, payee: 1_000n - RECEIVE_FEE, revenue: SEND_FEE + RECEIVE_FEE });
     expect(await entriesOf(s.tevId)).toHaveLength(5);
   });
 
-  test('a held transfer the balance no longer covers resolves FAILED with INSUFFICIENT_BALANCE', async () => {
+  test('a deferred transfer the balance no longer covers resolves FAILED with INSUFFICIENT_BALANCE', async () => {
     const w = await world();
     const s = transfer(w, 6_000n);
-    expect((await settle(s, 'HOLD')).code).toBe('PROCESSING');
+    expect((await settle(s, 'DEFER')).code).toBe('PROCESSING');
     expect((await settle(transfer(w, 6_000n))).code).toBe('DONE');
     expect(await settle(s, 'RESOLVE')).toMatchObject({ code: 'FAILED', outcome: { reason: 'INSUFFICIENT_BALANCE' } });
     expect(await balanceOf(w.payer.accountId)).toBe(10_000n - 6_000n - SEND_FEE);
   });
 
-  test('FAIL resolves a held transfer FAILED with the given reason; nothing moves, and RESOLVE then reads FAILED', async () => {
+  test('FAIL resolves a deferred transfer FAILED with the given reason; nothing moves, and RESOLVE then reads FAILED', async () => {
     const w = await world();
     const s = transfer(w, 1_000n);
-    await settle(s, 'HOLD');
+    await settle(s, 'DEFER');
     const failed = await settleTev(db.em(), config, s, 'FAIL', { failReason: SANDBOX_FAILURE });
     expect(failed).toMatchObject({ code: 'FAILED', outcome: { status: 'FAILED', reason: SANDBOX_FAILURE, feeCents: '0' } });
     expect(await settle(s, 'RESOLVE')).toEqual(failed);
@@ -269,13 +269,13 @@ describe('HOLD, then RESOLVE or FAIL', () => {
 });
 
 describe('resolveTev, the resolution workflow step', () => {
-  test('the sandbox ,98 fails the held transfer with SANDBOX_FAILURE; ,97 settles it', async () => {
+  test('the sandbox ,98 fails the deferred transfer with SANDBOX_FAILURE; ,97 settles it', async () => {
     const w = await world();
     const failing = transfer(w, 1_098n);
-    await settle(failing, 'HOLD');
+    await settle(failing, 'DEFER');
     expect(await resolveTev(db.em(), config, { submission: failing, sandbox: { delayMs: 0, outcome: 'FAILED' } })).toMatchObject({ status: 'FAILED', reason: SANDBOX_FAILURE });
     const settling = transfer(w, 1_097n);
-    await settle(settling, 'HOLD');
+    await settle(settling, 'DEFER');
     expect(await resolveTev(db.em(), config, { submission: settling, sandbox: { delayMs: 0, outcome: 'DONE' } })).toMatchObject({ status: 'DONE', feeCents: '50' });
     expect(await balanceOf(w.payer.accountId)).toBe(10_000n - 1_097n - SEND_FEE);
   });

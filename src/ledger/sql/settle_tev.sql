@@ -1,5 +1,5 @@
 create or replace function settle_tev(
-  p_mode text,                -- SUBMIT: checks, then settle | HOLD: checks, then record PROCESSING and hand off
+  p_mode text,                -- SUBMIT: checks, then settle | DEFER: checks, then record PROCESSING and hand off
                               -- RESOLVE: settle without the request-time checks | FAIL: resolve FAILED with p_fail_reason
   p_tev_id text,
   p_tenant_id uuid,
@@ -15,7 +15,7 @@ create or replace function settle_tev(
   p_origin text,
   p_max_amount bigint,
   p_ids text[],               -- cuid2 ids made by the caller: 3 movements, then 5 entries
-  p_handoff jsonb,            -- HOLD: the workflow_start row that hands the transfer to its workflow
+  p_handoff jsonb,            -- DEFER: the workflow_start row that hands the transfer to its workflow
   p_fail_reason text
 ) returns table (code text, tev_id text, status text, reason text, amount_cents bigint, fee_out_cents bigint,
                  resolved_at timestamptz, destination_id uuid)
@@ -89,7 +89,7 @@ begin
 
   if not v_has_src then
     code := 'SOURCE_NOT_FOUND';
-  elsif p_mode in ('SUBMIT', 'HOLD') then
+  elsif p_mode in ('SUBMIT', 'DEFER') then
     code := case
       when v_src.holder_status in ('BLOCKED', 'CLOSED') then 'HOLDER_BLOCKED'
       when v_src.holder_status <> 'ACTIVE' or v_src.onboarding_step <> 'DONE' then 'ONBOARDING_INCOMPLETE'
@@ -107,7 +107,7 @@ begin
     destination_id := v_dst.id;
     code := case
       when v_dst.id = v_src.id then 'SAME_ACCOUNT'
-      when p_mode in ('SUBMIT', 'HOLD') and v_src.approver_holder_id is not null then 'APPROVAL_REQUIRED'
+      when p_mode in ('SUBMIT', 'DEFER') and v_src.approver_holder_id is not null then 'APPROVAL_REQUIRED'
     end;
   end if;
   v_hash := encode(sha256(convert_to(json_build_array(v_dst_id, p_amount::text, p_description, p_external_ref)::text, 'UTF8')), 'hex');
@@ -138,7 +138,7 @@ begin
     when v_src.balance_cents < p_amount + v_fee_out then 'INSUFFICIENT_BALANCE'
   end;
 
-  -- The record, with its outcome unless it is held. Two identical requests racing: the second waits for the
+  -- The record, with its outcome unless it is deferred. Two identical requests racing: the second waits for the
   -- first to commit, inserts nothing and reads it.
   insert into tev_transfer as t (id, tenant_id, source_account_id, destination_account_id, amount_cents, fee_out_cents, fee_in_cents,
                                  description, external_ref, end_to_end_id, idempotency_key, request_hash, origin, status, reason,
@@ -147,7 +147,7 @@ begin
          p_end_to_end_id, p_idempotency_key, v_hash, p_origin, o.status, case when o.status = 'FAILED' then v_reason end,
          case when o.status = 'DONE' then p_ids[1] end, case when o.status = 'DONE' then p_ids[2] end,
          case when o.status <> 'PROCESSING' then now() end
-    from (select case when p_mode = 'HOLD' then 'PROCESSING' when v_reason is null then 'DONE' else 'FAILED' end as status) o
+    from (select case when p_mode = 'DEFER' then 'PROCESSING' when v_reason is null then 'DONE' else 'FAILED' end as status) o
   on conflict do nothing
   returning * into v_tev;
 
@@ -156,7 +156,7 @@ begin
     -- Not this request's record: the conflict was another transfer's externalRef.
     if v_tev.id is null then code := 'EXTERNAL_REF_TAKEN'; return next; return; end if;
     if v_tev.request_hash <> v_hash then code := 'IDEMPOTENCY_KEY_REUSED'; return next; return; end if;
-    if v_tev.status = 'PROCESSING' and p_mode <> 'HOLD' then
+    if v_tev.status = 'PROCESSING' and p_mode <> 'DEFER' then
       -- Recorded earlier without an outcome (sandbox, or one that was not known in time): settle it now.
       update tev_transfer t set status = case when v_reason is null then 'DONE' else 'FAILED' end, reason = v_reason,
              source_movement_id = case when v_reason is null then p_ids[1] end,
@@ -170,7 +170,7 @@ begin
       return query select * from tev_stored_outcome(v_tev);
       return;
     end if;
-  elsif p_mode = 'HOLD' then
+  elsif p_mode = 'DEFER' then
     if p_handoff is not null then
       insert into workflow_start (key, task_queue, workflow_type, workflow_id, args, search_attributes, reuse_policy)
       values (p_handoff->>'workflowId', p_handoff->>'taskQueue', p_handoff->>'workflowType', p_handoff->>'workflowId',
