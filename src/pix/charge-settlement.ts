@@ -6,7 +6,7 @@ import { AppError, notFound } from '../shared/errors.ts';
 import { newCuid } from '../shared/ids.ts';
 import { insertHandOff } from '../handoff/store.ts';
 import type { WorkflowStart } from '../temporal/workflow-start.ts';
-import { BANK_ISPB } from '../transfers/metadata.ts';
+import { PLATFORM_ISPB } from '../shared/institution.ts';
 import { chargePaid, pixChargeRefundStart, pixChargeStart } from '../../workflows/contracts/pix-charge.ts';
 import { findRefundByKey, lockChargeByTxid, lockChargeOfAccount, markChargePaid, type ChargeRefund } from './charge-store.ts';
 import { pixEndToEndId } from './end-to-end.ts';
@@ -116,7 +116,7 @@ export const refundView = (r: ChargeRefund) => ({
 });
 
 /** A devolution's id: like an end-to-end id, with `D` and the ISPB of the institution returning the money (this one). */
-const refundEndToEndId = (at: Date) => `D${pixEndToEndId(BANK_ISPB, at).slice(1)}`;
+const refundEndToEndId = (at: Date) => `D${pixEndToEndId(PLATFORM_ISPB, at).slice(1)}`;
 
 /**
  * Returns part or all of what a PAID charge received to its payer: debits the account (the receive fee is not

@@ -3,7 +3,7 @@ import { Account } from '../accounts/entities.ts';
 import { Holder } from '../identity/entities.ts';
 import { AppError } from '../shared/errors.ts';
 import { Tenant } from '../tenants/entities.ts';
-import { BANK_ISPB } from '../transfers/metadata.ts';
+import { PLATFORM_ISPB } from '../shared/institution.ts';
 import { findChargeByTxid } from './charge-store.ts';
 import { pixDocumentFetcher } from './document-client.ts';
 import type { PixKeyType } from './keys.ts';
@@ -99,7 +99,7 @@ export function httpPixProvider(em: () => EntityManager, o: HttpProviderOptions)
       const account = await reader.findOneOrFail(Account, { id: found.accountId });
       const holder = await reader.findOneOrFail(Holder, { id: account.holderId! });
       const tenant = await reader.findOneOrFail(Tenant, { id: account.tenantId });
-      return { ispb: BANK_ISPB, institution: tenant.name, name: holder.name, document: holder.document, branch: account.agency, account: account.number, accountType: 'CACC' };
+      return { ispb: PLATFORM_ISPB, institution: tenant.name, name: holder.name, document: holder.document, branch: account.agency, account: account.number, accountType: 'CACC' };
     },
 
     fetchDocument,

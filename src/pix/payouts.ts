@@ -8,7 +8,7 @@ import { requestHash } from '../shared/idempotency.ts';
 import { documentShownToPayer } from '../shared/documents.ts';
 import { derivedId } from '../shared/ids.ts';
 import { paymentDate } from '../shared/time.ts';
-import { BANK_ISPB } from '../transfers/metadata.ts';
+import { PLATFORM_ISPB } from '../shared/institution.ts';
 import type { PayoutDebit, PayoutOpening, PayoutTiming } from '../../workflows/contracts/pix-payout.ts';
 import type { PixKeyType } from './keys.ts';
 import { findPayoutWithPayer, lockPayout, markPayoutPosted, type PayoutChannel, type PayoutQr, type PixPayout } from './payout-store.ts';
@@ -127,7 +127,7 @@ export async function payoutSubmission(em: EntityManager, payoutId: string): Pro
     pixKeyType: payout.pixKeyType,
     charge: location && payout.qr?.txid ? { location, txid: payout.qr.txid } : null,
     receiver: { ispb: payout.beneficiary.ispb, branch: payout.beneficiary.branch, account: payout.beneficiary.account },
-    payer: { ...payer, ispb: BANK_ISPB },
+    payer: { ...payer, ispb: PLATFORM_ISPB },
   };
 }
 

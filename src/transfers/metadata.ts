@@ -1,5 +1,4 @@
-/** The platform's own ISPB in statements (bank 000 settles internally). */
-export const BANK_ISPB = '00000000';
+import { PLATFORM_ISPB } from '../shared/institution.ts';
 
 interface Side {
   agency: string;
@@ -14,7 +13,7 @@ export const defaultTevDescription = (beneficiaryName: string | null) => `Transf
 /** The beneficiary of a TEV as the sender's statement and payout show it (an internal current account). */
 export function tevBeneficiary(destination: Side) {
   return {
-    ispb: BANK_ISPB,
+    ispb: PLATFORM_ISPB,
     name: destination.holderName,
     branch: destination.agency,
     account: destination.number,
@@ -35,7 +34,7 @@ export function tevMetadata(source: Side, destination: Side, when: { date: strin
     },
     incoming: {
       ...when,
-      payer: { ispb: BANK_ISPB, name: source.holderName, branch: source.agency, account: source.number, document: source.holderDocument },
+      payer: { ispb: PLATFORM_ISPB, name: source.holderName, branch: source.agency, account: source.number, document: source.holderDocument },
       beneficiary: { branch: destination.agency, account: destination.number },
     },
   };

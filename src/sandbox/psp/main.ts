@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { serve } from '../../http/server.ts';
 import { createLogger } from '../../logger.ts';
-import { BANK_ISPB } from '../../transfers/metadata.ts';
+import { PLATFORM_ISPB } from '../../shared/institution.ts';
 import { createPspApp } from './app.ts';
 import { loadPspConfigOrExit } from './config.ts';
 import { startNotifier } from './notifier.ts';
@@ -17,7 +17,7 @@ const logger = createLogger(config.LOG_LEVEL, 'sandbox-psp');
 const pool = new pg.Pool({ connectionString: config.DATABASE_URL, max: 5 });
 pool.on('error', (err) => logger.error({ err }, 'database connection lost'));
 
-const ctx: PspContext = { pool, platformUrl: config.notifyUrl, platformIspb: BANK_ISPB, settleMs: config.SANDBOX_PIX_SETTLE_MS };
+const ctx: PspContext = { pool, platformUrl: config.notifyUrl, platformIspb: PLATFORM_ISPB, settleMs: config.SANDBOX_PIX_SETTLE_MS };
 const server = await serve(createPspApp(ctx, { apiKey: config.PIX_PROVIDER_API_KEY, logger }), config.SANDBOX_PSP_PORT, config.HOST);
 const notifier = startNotifier(ctx, { url: config.notifyUrl, secret: config.PIX_PROVIDER_WEBHOOK_SECRET, timeoutMs: config.SANDBOX_PSP_NOTIFY_TIMEOUT_MS, logger });
 const address = server.address();
