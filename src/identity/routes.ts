@@ -28,7 +28,7 @@ import {
 } from './schemas.ts';
 import { authenticateClient, authenticateWithPassword, registerHolder } from './service.ts';
 import { issueHolderToken } from './tokens.ts';
-import { holderView } from './views.ts';
+import { holderView } from './holder-view.ts';
 
 export function registerIdentityRoutes(router: Router, registry: OpenAPIRegistry, services: Services, auth: Authenticator<HolderAuth>): void {
   const { config, orm, temporal } = services;

@@ -5,7 +5,7 @@ import { accountIdParams, tenantHeaders } from '../http/common-schemas.ts';
 import { defineRoute, type Authenticator } from '../http/route.ts';
 import type { HolderAuth } from '../identity/authenticator.ts';
 import type { Services } from '../services.ts';
-import { sentPayout } from './payout-views.ts';
+import { sentPayout } from './sent-payouts.ts';
 import { payoutExample, payoutParams, Payout, statementExample, statementQuery, StatementPage } from './schemas.ts';
 import { statementPage } from './service.ts';
 

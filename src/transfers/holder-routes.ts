@@ -18,7 +18,7 @@ import { reaisAmountSchema } from '../shared/money.ts';
 import { z } from '../shared/zod.ts';
 import { idempotencyKey } from '../shared/idempotency.ts';
 import { description, TevDone, tevExamples, TevRejected, TevSubmittedUnknown } from './schemas.ts';
-import { holderTevReply } from './views.ts';
+import { holderTevReply } from './responses.ts';
 
 const Beneficiary = z
   .object({

@@ -11,8 +11,8 @@ import { ApprovalPending, approvalPendingExample } from '../approvals/routes.ts'
 import { submitTevOrHold } from '../approvals/service.ts';
 import { idempotencyKey } from '../shared/idempotency.ts';
 import { description, externalRef, TevDone, tevExamples, TevRead, tevReadExample, TevRejected, TevSubmittedUnknown } from './schemas.ts';
-import { tevSeenBy } from './reads.ts';
-import { integrationTevReply, tevReadView } from './views.ts';
+import { tevSeenBy } from './visibility.ts';
+import { integrationTevReply, tevReadView } from './responses.ts';
 
 export const pixAccountHeader = z.object({
   'x-pix-account-id': z.string().min(1).max(64).optional().openapi({ description: 'Selects the account when the key reaches several' }),

@@ -23,19 +23,3 @@ export function tevBeneficiary(destination: Side) {
     accountModel: 'INTERNAL',
   };
 }
-
-/** Section 2.5/2.6 metadata of a TEV, from each side's point of view. */
-export function tevMetadata(source: Side, destination: Side, when: { date: string; endToEndId: string; paymentDate: string }) {
-  return {
-    outgoing: {
-      ...when,
-      payer: { branch: source.agency, account: source.number },
-      beneficiary: tevBeneficiary(destination),
-    },
-    incoming: {
-      ...when,
-      payer: { ispb: PLATFORM_ISPB, name: source.holderName, branch: source.agency, account: source.number, document: source.holderDocument },
-      beneficiary: { branch: destination.agency, account: destination.number },
-    },
-  };
-}

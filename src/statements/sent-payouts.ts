@@ -3,7 +3,7 @@ import { defaultTevDescription, tevBeneficiary } from '../transfers/metadata.ts'
 import { notFound } from '../shared/errors.ts';
 import { entriesByMovement, findMovement, findReturnsOf } from '../ledger/store.ts';
 import { findPayout } from '../pix/payout-store.ts';
-import { tevSentBy } from '../transfers/reads.ts';
+import { tevSentBy } from '../transfers/visibility.ts';
 
 /** Section 2.5 of a payout whose debit was posted, for any channel: everything comes from its movement. */
 export async function payoutOfMovement(em: EntityManager, movementId: string) {
@@ -37,7 +37,7 @@ export async function tevPayout(em: EntityManager, account: { id: string; tenant
   if (!t) return null;
   if (t.sourceMovementId) return payoutOfMovement(em, t.sourceMovementId);
   // Refused (FAILED) or not settled yet (PROCESSING): nothing was posted, so the transfer answers for itself, with
-  // the counterparts a posted TEV's metadata carries (tevMetadata) but no endToEndId and no paymentDate, which only
+  // the counterparts a posted TEV's metadata carries (written by settle_tev) but no endToEndId and no paymentDate, which only
   // settlement gives. The description is the one the posting stores when the sender gave none.
   const d = t.destination;
   return {
