@@ -40,32 +40,32 @@ export const chargeExpired = () => new AppError(409, 'CHARGE_EXPIRED', 'This cha
  * that wakes the charge's workflow (so it ends now instead of at the expiry) in the same transaction. Every payment of
  * a charge comes here: the sandbox's and a holder's scan of its BR Code alike.
  */
-export async function payCharge(em: EntityManager, taskQueue: string, p: ChargePayment) {
+export async function payCharge(em: EntityManager, taskQueue: string, payment: ChargePayment) {
   return em.transactional(async (tx) => {
-    const charge = await lockChargeByTxid(tx, p.tenantId, p.txid);
+    const charge = await lockChargeByTxid(tx, payment.tenantId, payment.txid);
     if (!charge) throw notFound('Charge');
     if (charge.status === 'PAID') throw chargeAlreadyPaid();
     // Past its expiry the charge is dead even if its timer has not marked it yet.
     if (charge.status === 'EXPIRED' || charge.lapsed) throw chargeExpired();
     const amount = charge.amountCents;
-    if (p.amountCents !== undefined && p.amountCents !== amount) {
+    if (payment.amountCents !== undefined && payment.amountCents !== amount) {
       throw new AppError(422, 'CHARGE_AMOUNT_MISMATCH', `This charge must be paid with exactly ${amount} cents`);
     }
 
     const { movementId, balanceAfterCents, account, endToEndId, fee, at: paidAt } = await creditIncomingPix(tx, {
-      tenantId: p.tenantId,
+      tenantId: payment.tenantId,
       accountId: charge.accountId,
       amountCents: amount,
-      payer: p.payer,
-      ...(p.endToEndId ? { endToEndId: p.endToEndId } : {}),
-      description: `Pix recebido de ${p.payer.name} (cobrança)`,
+      payer: payment.payer,
+      ...(payment.endToEndId ? { endToEndId: payment.endToEndId } : {}),
+      description: `Pix recebido de ${payment.payer.name} (cobrança)`,
       // The statement shows the charge it paid.
       extraMetadata: { txid: charge.txid, chargeId: charge.id },
     });
-    await markChargePaid(tx, charge.id, { payer: p.payer, endToEndId, movementId, paidAt });
+    await markChargePaid(tx, charge.id, { payer: payment.payer, endToEndId, movementId, paidAt });
     await enqueueEvents(tx, [
       {
-        tenantId: p.tenantId,
+        tenantId: payment.tenantId,
         accountId: account.id,
         pixAccountId: account.pixAccountId,
         type: 'pix.charge.paid',
@@ -73,17 +73,17 @@ export async function payCharge(em: EntityManager, taskQueue: string, p: ChargeP
           tag: charge.tag,
           txid: charge.txid,
           chargeId: charge.id,
-          payerName: p.payer.name,
+          payerName: payment.payer.name,
           endToEndId,
           movementId,
           occurredAt: paidAt.toISOString(),
           amountCents: amount.toString(),
           // interface.md section 6: ISO 8601 UTC here (unlike pix.in.received's "space and offset" text).
           paymentDate: paidAt.toISOString(),
-          payerDocument: p.payer.document,
-          payerInstitution: p.payer.institution,
+          payerDocument: payment.payer.document,
+          payerInstitution: payment.payer.institution,
           refundEndToEndId: null,
-          payerInstitutionIspb: p.payer.ispb,
+          payerInstitutionIspb: payment.payer.ispb,
         },
       },
     ]);

@@ -39,21 +39,21 @@ export const payoutIdFor = (pepper: string, accountId: string, idempotencyKey: s
   derivedId(pepper, 'p', `pix:${accountId}:${idempotencyKey}`);
 
 /** What the payment endpoints answer once the debit is decided; null while it is not. */
-export const openingOf = (p: PixPayout): PayoutOpening | null =>
-  p.state === 'REQUESTED'
+export const openingOf = (payout: PixPayout): PayoutOpening | null =>
+  payout.state === 'REQUESTED'
     ? null
     : {
-        payoutId: p.id,
-        status: p.state === 'REJECTED' ? 'REJECTED' : 'PROCESSING',
-        amountCents: p.amountCents.toString(),
-        feeCents: (p.feeCents ?? 0n).toString(),
-        reason: p.reason,
-        createdAt: p.createdAt,
+        payoutId: payout.id,
+        status: payout.state === 'REJECTED' ? 'REJECTED' : 'PROCESSING',
+        amountCents: payout.amountCents.toString(),
+        feeCents: (payout.feeCents ?? 0n).toString(),
+        reason: payout.reason,
+        createdAt: payout.createdAt,
       };
 
 /** What a request asks for, so that the same Idempotency-Key with another request is told apart (409). */
-export const payoutRequestHash = (r: Pick<PayoutRequest, 'channel' | 'amountCents' | 'pixKey' | 'pixKeyType' | 'qr' | 'description'>): string =>
-  requestHash([r.channel, r.amountCents.toString(), r.pixKey, r.pixKeyType, r.qr?.txid ?? null, r.description]);
+export const payoutRequestHash = (request: Pick<PayoutRequest, 'channel' | 'amountCents' | 'pixKey' | 'pixKeyType' | 'qr' | 'description'>): string =>
+  requestHash([request.channel, request.amountCents.toString(), request.pixKey, request.pixKeyType, request.qr?.txid ?? null, request.description]);
 
 /** How the settlement workflow waits for the provider's notification before asking the provider itself. */
 export const payoutTiming = (config: Pick<Config, 'PIX_NOTIFICATION_WAIT_MS' | 'PIX_QUERY_MAX_WAIT_MS'>): PayoutTiming => ({
@@ -62,21 +62,21 @@ export const payoutTiming = (config: Pick<Config, 'PIX_NOTIFICATION_WAIT_MS' | '
 });
 
 /** The payment request as the debit takes it (the beneficiary's document as the payer may see it). */
-export function payoutDebitOf(pepper: string, r: PayoutRequest): PayoutDebit {
+export function payoutDebitOf(pepper: string, request: PayoutRequest): PayoutDebit {
   return {
-    payoutId: payoutIdFor(pepper, r.account.id, r.idempotencyKey),
-    tenantId: r.tenantId,
-    accountId: r.account.id,
-    channel: r.channel,
-    amountCents: r.amountCents.toString(),
-    pixKey: r.pixKey,
-    pixKeyType: r.pixKeyType,
+    payoutId: payoutIdFor(pepper, request.account.id, request.idempotencyKey),
+    tenantId: request.tenantId,
+    accountId: request.account.id,
+    channel: request.channel,
+    amountCents: request.amountCents.toString(),
+    pixKey: request.pixKey,
+    pixKeyType: request.pixKeyType,
     // Stored as the payer may see it: the payout's views, statement and events all read this copy.
-    beneficiary: { ...r.beneficiary, document: documentShownToPayer(r.beneficiary.document) },
-    qr: r.qr,
-    description: r.description,
-    idempotencyKey: r.idempotencyKey,
-    requestHash: payoutRequestHash(r),
+    beneficiary: { ...request.beneficiary, document: documentShownToPayer(request.beneficiary.document) },
+    qr: request.qr,
+    description: request.description,
+    idempotencyKey: request.idempotencyKey,
+    requestHash: payoutRequestHash(request),
   };
 }
 
@@ -88,12 +88,12 @@ export function payoutDebitOf(pepper: string, r: PayoutRequest): PayoutDebit {
  * settlement workflow itself (an approval starts it as its child; a run that debits continues itself). The request
  * path goes through `PixDebitQueue`, which batches the same function under load.
  */
-export async function debitPayout(em: EntityManager, d: PayoutDebit, handOff: DebitRequest['handOff']): Promise<DebitOutcome> {
-  return outcomeOf(d, await callDebit(em, { debit: d, handOff }));
+export async function debitPayout(em: EntityManager, debit: PayoutDebit, handOff: DebitRequest['handOff']): Promise<DebitOutcome> {
+  return outcomeOf(debit, await callDebit(em, { debit, handOff }));
 }
 
-function payoutEvent(p: PixPayout, account: { id: string; pixAccountId: string }, type: EventType, data: Record<string, unknown>) {
-  return { tenantId: p.tenantId, accountId: account.id, pixAccountId: account.pixAccountId, type, data };
+function payoutEvent(payout: PixPayout, account: { id: string; pixAccountId: string }, type: EventType, data: Record<string, unknown>) {
+  return { tenantId: payout.tenantId, accountId: account.id, pixAccountId: account.pixAccountId, type, data };
 }
 
 /**

@@ -45,13 +45,13 @@ const bodyHash = (raw: Buffer) => createHash('sha256').update(raw).digest('hex')
  * Applies a verified notification once per id; `raw` is the body it was signed over. `taskQueue` is where the wake of
  * a charge a `pix.received` pays is handed off.
  */
-export async function applyProviderNotification(em: EntityManager, taskQueue: string, id: string, raw: Buffer, n: ProviderNotification): Promise<NotificationAnswer> {
+export async function applyProviderNotification(em: EntityManager, taskQueue: string, id: string, raw: Buffer, notification: ProviderNotification): Promise<NotificationAnswer> {
   return em.transactional(async (tx) => {
     const hash = bodyHash(raw);
     // Inserted first: the same id sent twice at once waits here for the first one's transaction, then reads its result.
     const inserted = await tx.execute<{ id: string }[]>(
       `insert into pix_provider_notification (id, type, end_to_end_id, body_hash) values (?, ?, ?, ?) on conflict (id) do nothing returning id`,
-      [id, n.type, n.data.endToEndId, hash],
+      [id, notification.type, notification.data.endToEndId, hash],
     );
     if (inserted.length === 0) {
       const [seen] = await tx.execute<{ type: ProviderNotification['type']; body_hash: string; result: NotificationResult }[]>(
@@ -61,13 +61,13 @@ export async function applyProviderNotification(em: EntityManager, taskQueue: st
       if (seen!.body_hash !== hash) throw new AppError(409, 'NOTIFICATION_ID_REUSED', 'This webhook-id was already received with a different body');
       return { status: 'duplicate', notificationId: id, type: seen!.type, result: seen!.result };
     }
-    const result = n.type === 'pix.received' ? await applyIncomingPix(tx, taskQueue, n.data) : await applyPayoutNotification(tx, n);
+    const result = notification.type === 'pix.received' ? await applyIncomingPix(tx, taskQueue, notification.data) : await applyPayoutNotification(tx, notification);
     await tx.execute('update pix_provider_notification set result = ?::jsonb where id = ?', [JSON.stringify(result), id]);
-    return { status: 'applied', notificationId: id, type: n.type, result };
+    return { status: 'applied', notificationId: id, type: notification.type, result };
   });
 }
 
-const payoutResult = (p: PixPayout): NotificationResult => ({ payoutId: p.id, payoutStatus: p.state, refundedCents: p.refundedCents.toString() });
+const payoutResult = (payout: PixPayout): NotificationResult => ({ payoutId: payout.id, payoutStatus: payout.state, refundedCents: payout.refundedCents.toString() });
 
 /** A payout the provider was given: recorded and debited (a payout still REQUESTED or REJECTED was never submitted). */
 async function lockSubmittedPayout(tx: EntityManager, payoutId: string, endToEndId: string): Promise<PixPayout> {
@@ -81,23 +81,23 @@ async function lockSubmittedPayout(tx: EntityManager, payoutId: string, endToEnd
 }
 
 /** A payout's outcome; one already final (settled by the fallback query, say) is left as it is and answered as it stands. */
-async function applyPayoutNotification(tx: EntityManager, n: Exclude<ProviderNotification, { type: 'pix.received' }>): Promise<NotificationResult> {
-  const payout = await lockSubmittedPayout(tx, n.data.payoutId, n.data.endToEndId);
-  switch (n.type) {
+async function applyPayoutNotification(tx: EntityManager, notification: Exclude<ProviderNotification, { type: 'pix.received' }>): Promise<NotificationResult> {
+  const payout = await lockSubmittedPayout(tx, notification.data.payoutId, notification.data.endToEndId);
+  switch (notification.type) {
     case 'payout.settled':
-      await settlePayout(tx, payout.id, { state: 'POSTED', endToEndId: n.data.endToEndId, settledAt: n.data.settledAt, refund: null });
+      await settlePayout(tx, payout.id, { state: 'POSTED', endToEndId: notification.data.endToEndId, settledAt: notification.data.settledAt, refund: null });
       break;
     case 'payout.failed':
     case 'payout.cancelled':
-      await reversePayout(tx, payout.id, { state: n.type === 'payout.failed' ? 'FAILED' : 'CANCELLED', endToEndId: n.data.endToEndId, reason: n.data.reason });
+      await reversePayout(tx, payout.id, { state: notification.type === 'payout.failed' ? 'FAILED' : 'CANCELLED', endToEndId: notification.data.endToEndId, reason: notification.data.reason });
       break;
     case 'payout.returned':
       assertReturnable(payout);
       await receivePayoutReturn(tx, payout.id, {
         state: 'POSTED',
-        endToEndId: n.data.endToEndId,
-        settledAt: n.data.settledAt ?? n.data.returnedAt,
-        refund: { endToEndId: n.data.returnEndToEndId, amountCents: n.data.amountCents.toString(), refundedAt: n.data.returnedAt },
+        endToEndId: notification.data.endToEndId,
+        settledAt: notification.data.settledAt ?? notification.data.returnedAt,
+        refund: { endToEndId: notification.data.returnEndToEndId, amountCents: notification.data.amountCents.toString(), refundedAt: notification.data.returnedAt },
       });
       break;
   }

@@ -13,12 +13,12 @@ const invalid = (why: string) => new AppError(401, 'INVALID_SIGNATURE', `The not
  * `<webhook-id>.<webhook-timestamp>.<raw body>` keyed with the secret's decoded bytes (`whsec_<base64>`), and the
  * timestamp must be within the replay window. Compared in constant time.
  */
-export function verifyProviderSignature(secret: string, n: { id: string; timestamp: number; signatures: string | undefined; raw: Buffer }, nowSeconds: number): void {
-  if (!n.signatures) throw invalid('webhook-signature is missing');
-  if (Math.abs(nowSeconds - n.timestamp) > REPLAY_WINDOW_SECONDS) throw invalid(`webhook-timestamp is more than ${REPLAY_WINDOW_SECONDS} seconds away from now`);
+export function verifyProviderSignature(secret: string, message: { id: string; timestamp: number; signatures: string | undefined; raw: Buffer }, nowSeconds: number): void {
+  if (!message.signatures) throw invalid('webhook-signature is missing');
+  if (Math.abs(nowSeconds - message.timestamp) > REPLAY_WINDOW_SECONDS) throw invalid(`webhook-timestamp is more than ${REPLAY_WINDOW_SECONDS} seconds away from now`);
   const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
-  const expected = Buffer.from(signWithKey(key, n.id, n.timestamp, n.raw));
-  const matches = n.signatures.split(' ').some((given) => {
+  const expected = Buffer.from(signWithKey(key, message.id, message.timestamp, message.raw));
+  const matches = message.signatures.split(' ').some((given) => {
     const candidate = Buffer.from(given);
     return candidate.length === expected.length && timingSafeEqual(candidate, expected);
   });

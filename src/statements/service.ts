@@ -16,21 +16,21 @@ export interface StatementQuery {
 const reais = (cents: string) => centsToReais(BigInt(cents));
 
 /** Section 2.6. */
-function transaction(m: MovementRow, entries: EntryRow[], pixAccountId: string) {
-  const credit = m.direction === 'CREDIT';
+function transaction(movement: MovementRow, entries: EntryRow[], pixAccountId: string) {
+  const credit = movement.direction === 'CREDIT';
   return {
-    id: m.statement_id,
-    amount: reais(m.amount_cents),
+    id: movement.statement_id,
+    amount: reais(movement.amount_cents),
     credit,
-    description: m.description,
-    type: m.channel,
-    status: m.status,
-    statusExternal: m.status_external,
-    createdAt: m.created_at,
-    balanceAfterTransaction: reais(m.balance_after_cents),
-    endToEndId: m.end_to_end_id,
+    description: movement.description,
+    type: movement.channel,
+    status: movement.status,
+    statusExternal: movement.status_external,
+    createdAt: movement.created_at,
+    balanceAfterTransaction: reais(movement.balance_after_cents),
+    endToEndId: movement.end_to_end_id,
     // The counterparts were stored with the movement; the account's own Pix id is added on outgoing ones.
-    statementMetadata: credit ? m.metadata : { ...m.metadata, pixAccountId },
+    statementMetadata: credit ? movement.metadata : { ...movement.metadata, pixAccountId },
     ledgerEntries: entries.map((e) => ({ id: e.id, kind: e.kind, amount: reais(e.amount_cents), balanceAfter: reais(e.balance_after_cents), createdAt: e.created_at })),
   };
 }
@@ -40,10 +40,10 @@ function transaction(m: MovementRow, entries: EntryRow[], pixAccountId: string) 
  * `movement_statement_idx`: movements posted while a client pages are newer than its cursor (postings take their
  * timestamp under the account lock), so a walk neither repeats nor skips what existed when it started.
  */
-export async function statementPage(em: EntityManager, account: Account, q: StatementQuery, cursorKey: string) {
-  const after = q.cursor === undefined ? null : decodeCursor(cursorKey, `statement:${account.id}`, q.cursor);
-  const rows = await movementsPage(em, account.id, q, after, q.limit + 1);
-  const { items, pagination } = pageOf(rows, q.limit, cursorKey, `statement:${account.id}`);
+export async function statementPage(em: EntityManager, account: Account, query: StatementQuery, cursorKey: string) {
+  const after = query.cursor === undefined ? null : decodeCursor(cursorKey, `statement:${account.id}`, query.cursor);
+  const rows = await movementsPage(em, account.id, query, after, query.limit + 1);
+  const { items, pagination } = pageOf(rows, query.limit, cursorKey, `statement:${account.id}`);
   const entries = await entriesByMovement(em, items.map((m) => m.id));
   return {
     transactions: items.map((m) => transaction(m, entries.get(m.id)!, account.pixAccountId)),

@@ -83,21 +83,21 @@ async function deferTev({ orm, config, temporal }: Services, submission: TevSubm
  * the answer is `submitted_unknown`, and the resolution workflow settles it or reads how it settled. An error the
  * settlement raises itself is known (nothing was written): 500, and no workflow.
  */
-export async function submitTev(services: Services, r: TevRequest): Promise<TevResult> {
+export async function submitTev(services: Services, request: TevRequest): Promise<TevResult> {
   const { orm, config, temporal, logger } = services;
   const submission: TevSubmission = {
-    tevId: tevIdFor(config.KEY_PEPPER, r.sourceAccountId, r.idempotencyKey),
-    tenantId: r.tenantId,
-    sourceAccountId: r.sourceAccountId,
-    destination: r.destination,
-    amountCents: r.amountCents.toString(),
-    description: r.description,
-    externalRef: r.externalRef,
+    tevId: tevIdFor(config.KEY_PEPPER, request.sourceAccountId, request.idempotencyKey),
+    tenantId: request.tenantId,
+    sourceAccountId: request.sourceAccountId,
+    destination: request.destination,
+    amountCents: request.amountCents.toString(),
+    description: request.description,
+    externalRef: request.externalRef,
     endToEndId: randomUUID(),
-    idempotencyKey: r.idempotencyKey,
-    origin: r.origin,
+    idempotencyKey: request.idempotencyKey,
+    origin: request.origin,
   };
-  const deferred = services.deferredTevOutcome?.(r.amountCents);
+  const deferred = services.deferredTevOutcome?.(request.amountCents);
   if (deferred) return resultOf(await deferTev(services, submission, deferred));
   try {
     return resultOf(await within(services.settlements.settle(submission), config.TEV_RESPONSE_DEADLINE_MS));

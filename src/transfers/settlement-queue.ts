@@ -33,10 +33,10 @@ export class SettlementQueue extends PostingQueue<TevSubmission, Settlement> {
  * normalised as `settle_tev` does. One account named both ways gets two keys; PostgreSQL's row locks still order
  * those requests, this only keeps most batches from waiting for each other.
  */
-function accountsOf(s: TevSubmission): string[] {
-  const d = s.destination;
-  if ('accountId' in d) return [s.sourceAccountId, d.accountId];
-  const branch = (d.branch.replace(/^0+/, '') || '0').padStart(4, '0');
-  return [s.sourceAccountId, `${s.tenantId}/${branch}/${d.account.replace(/^0+/, '')}`];
+function accountsOf(submission: TevSubmission): string[] {
+  const destination = submission.destination;
+  if ('accountId' in destination) return [submission.sourceAccountId, destination.accountId];
+  const branch = (destination.branch.replace(/^0+/, '') || '0').padStart(4, '0');
+  return [submission.sourceAccountId, `${submission.tenantId}/${branch}/${destination.account.replace(/^0+/, '')}`];
 }
 

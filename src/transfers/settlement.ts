@@ -43,25 +43,25 @@ const newPostingIds = (): string[] => Array.from({ length: ID_COUNT }, newCuid);
 export async function settleTev(
   em: EntityManager,
   config: Pick<Config, 'TEV_MAX_AMOUNT_CENTS'>,
-  s: TevSubmission,
+  submission: TevSubmission,
   mode: SettleMode,
   options: { handOff?: WorkflowStart & { taskQueue: string }; failReason?: string } = {},
 ): Promise<Settlement> {
-  const destination = destinationOf(s);
+  const destination = destinationOf(submission);
   const r = await callSettleTev(em, [
     mode,
-    s.tevId,
-    s.tenantId,
-    s.sourceAccountId,
+    submission.tevId,
+    submission.tenantId,
+    submission.sourceAccountId,
     destination.id,
     destination.branch,
     destination.account,
-    s.amountCents,
-    s.description,
-    s.externalRef,
-    s.endToEndId,
-    s.idempotencyKey,
-    s.origin,
+    submission.amountCents,
+    submission.description,
+    submission.externalRef,
+    submission.endToEndId,
+    submission.idempotencyKey,
+    submission.origin,
     config.TEV_MAX_AMOUNT_CENTS.toString(),
     `{${newPostingIds().join(',')}}`,
     options.handOff ? JSON.stringify(options.handOff) : null,
@@ -77,21 +77,21 @@ export async function settleTev(
 export async function settleTevBatch(em: EntityManager, config: Pick<Config, 'TEV_MAX_AMOUNT_CENTS'>, submissions: TevSubmission[]): Promise<Settlement[]> {
   const rows = await callSettleTevBatch(
     em,
-    submissions.map((s) => {
-      const destination = destinationOf(s);
+    submissions.map((submission) => {
+      const destination = destinationOf(submission);
       return {
-        tev_id: s.tevId,
-        tenant_id: s.tenantId,
-        source_id: s.sourceAccountId,
+        tev_id: submission.tevId,
+        tenant_id: submission.tenantId,
+        source_id: submission.sourceAccountId,
         destination_id: destination.id,
         destination_branch: destination.branch,
         destination_account: destination.account,
-        amount: s.amountCents,
-        description: s.description,
-        external_ref: s.externalRef,
-        end_to_end_id: s.endToEndId,
-        idempotency_key: s.idempotencyKey,
-        origin: s.origin,
+        amount: submission.amountCents,
+        description: submission.description,
+        external_ref: submission.externalRef,
+        end_to_end_id: submission.endToEndId,
+        idempotency_key: submission.idempotencyKey,
+        origin: submission.origin,
         ids: newPostingIds(),
       };
     }),
@@ -101,30 +101,30 @@ export async function settleTevBatch(em: EntityManager, config: Pick<Config, 'TE
 }
 
 /** The destination as `settle_tev` takes it: an account id, or a branch and account number. */
-function destinationOf(s: TevSubmission): { id: string | null; branch: string | null; account: string | null } {
-  return 'accountId' in s.destination
-    ? { id: s.destination.accountId, branch: null, account: null }
-    : { id: null, branch: s.destination.branch, account: s.destination.account };
+function destinationOf(submission: TevSubmission): { id: string | null; branch: string | null; account: string | null } {
+  return 'accountId' in submission.destination
+    ? { id: submission.destination.accountId, branch: null, account: null }
+    : { id: null, branch: submission.destination.branch, account: submission.destination.account };
 }
 
 /** An answer of `settle_tev`: a transfer state, or the refusal that kept the request from becoming one. */
-function settlementOf(r: SettleRow): Settlement {
-  const code = r.code as Settlement['code'];
+function settlementOf(row: SettleRow): Settlement {
+  const code = row.code as Settlement['code'];
   if (code === 'DONE' || code === 'FAILED') {
     return {
       code,
       outcome: {
-        tevId: r.tev_id,
+        tevId: row.tev_id,
         status: code,
-        amountCents: String(r.amount_cents),
-        feeCents: String(r.fee_out_cents ?? '0'),
-        reason: r.reason,
-        resolvedAt: new Date(r.resolved_at!).toISOString(),
+        amountCents: String(row.amount_cents),
+        feeCents: String(row.fee_out_cents ?? '0'),
+        reason: row.reason,
+        resolvedAt: new Date(row.resolved_at!).toISOString(),
       },
     };
   }
-  if (code === 'PROCESSING') return { code: 'PROCESSING', tevId: r.tev_id };
-  return { code, destinationId: r.destination_id };
+  if (code === 'PROCESSING') return { code: 'PROCESSING', tevId: row.tev_id };
+  return { code, destinationId: row.destination_id };
 }
 
 /** The sandbox's failure of a ,98 transfer. */

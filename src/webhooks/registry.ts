@@ -39,14 +39,14 @@ export interface EndpointRegistration {
  * Registers an endpoint for a Pix account. The Idempotency-Key makes a retry return the original record; the same
  * key with another body is 409. Outside the sandbox, a URL whose host resolves to a private address is refused.
  */
-export async function registerEndpoint(em: EntityManager, config: Config, account: Account, idempotencyKey: string, r: EndpointRegistration) {
-  const hash = requestHash([r.url, r.events, r.authToken]);
+export async function registerEndpoint(em: EntityManager, config: Config, account: Account, idempotencyKey: string, registration: EndpointRegistration) {
+  const hash = requestHash([registration.url, registration.events, registration.authToken]);
   const existing = await findEndpointByKey(em, account.id, idempotencyKey);
   if (existing) {
     assertSameRequest(existing.requestHash, hash);
-    return { ...endpointView(existing), authToken: r.authToken, signingSecret: signingSecret(r.authToken) };
+    return { ...endpointView(existing), authToken: registration.authToken, signingSecret: signingSecret(registration.authToken) };
   }
-  if (!config.SANDBOX && !(await resolvesToPublic(new URL(r.url)))) {
+  if (!config.SANDBOX && !(await resolvesToPublic(new URL(registration.url)))) {
     throw new AppError(400, 'WEBHOOK_URL_NOT_ALLOWED', 'The URL must resolve to public addresses only (no loopback, private, link-local or metadata hosts)', [
       { path: 'body.url', message: 'resolves to a non-public address' },
     ]);
@@ -56,15 +56,15 @@ export async function registerEndpoint(em: EntityManager, config: Config, accoun
     tenantId: account.tenantId,
     accountId: account.id,
     pixAccountId: account.pixAccountId,
-    url: r.url,
-    events: r.events,
-    authTokenCiphertext: sealToken(r.authToken, config.KEY_PEPPER),
+    url: registration.url,
+    events: registration.events,
+    authTokenCiphertext: sealToken(registration.authToken, config.KEY_PEPPER),
     idempotencyKey,
     requestHash: hash,
   });
   // A concurrent request with the same key won the insert: answer as its retry.
-  if (!row) return registerEndpoint(em, config, account, idempotencyKey, r);
-  return { ...endpointView(row), authToken: r.authToken, signingSecret: signingSecret(r.authToken) };
+  if (!row) return registerEndpoint(em, config, account, idempotencyKey, registration);
+  return { ...endpointView(row), authToken: registration.authToken, signingSecret: signingSecret(registration.authToken) };
 }
 
 /**
