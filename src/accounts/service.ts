@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AppError, notFound } from '../shared/errors.ts';
+import { DomainError, notFound, refusals } from '../shared/errors.ts';
 import { newCuid, newUuid } from '../shared/ids.ts';
 import { centsToReais } from '../shared/money.ts';
 import { debitsThisMonth } from '../ledger/store.ts';
@@ -26,13 +26,15 @@ export async function getOwnAccount(em: EntityManager, holder: { id: string; ten
   if (!account) throw notFound('Account');
   return account;
 }
+getOwnAccount.raises = refusals('NOT_FOUND');
 
 /** Money may leave or enter an account only once KYC approved it. */
 export function assertAccountOperational(account: Account): void {
   if (account.status !== 'APPROVED') {
-    throw new AppError(403, 'ACCOUNT_NOT_APPROVED', `The account is ${account.status}; operations need an APPROVED account`);
+    throw new DomainError('ACCOUNT_NOT_APPROVED');
   }
 }
+assertAccountOperational.raises = refusals('ACCOUNT_NOT_APPROVED');
 
 
 export interface AccountView {

@@ -7,10 +7,10 @@ import { loadConfig } from '../config.ts';
 import { feeCommands } from '../fees/admin.ts';
 import { identityCommands } from '../identity/admin.ts';
 import { openOrm } from '../persistence/orm.ts';
-import { AppError } from '../shared/errors.ts';
+import { AppError, DomainError } from '../shared/errors.ts';
 import { connectTemporal, type Temporal } from '../temporal/connection.ts';
 import { tenantCommands } from '../tenants/admin.ts';
-import type { AdminCommand } from './command.ts';
+import { CommandError, type AdminCommand } from './command.ts';
 import { webhookCommands } from '../webhooks/admin.ts';
 import { systemCommands } from './system.ts';
 
@@ -70,7 +70,7 @@ try {
   const result = cmd.transactional === false ? await cmd.run(context(em), parsed.data as never) : await em.transactional((tx) => cmd.run(context(tx), parsed.data as never));
   process.stdout.write(`${JSON.stringify(result)}\n`);
 } catch (err) {
-  if (err instanceof AppError) fail(err.code, err.message);
+  if (err instanceof DomainError || err instanceof AppError || err instanceof CommandError) fail(err.code, err.message);
   fail('COMMAND_FAILED', err instanceof Error ? err.message : String(err));
 } finally {
   await temporal?.connection.close();

@@ -18,6 +18,17 @@ export interface AdminCommand {
   run(ctx: AdminContext, flags: never): Promise<unknown>;
 }
 
+/** A command's own refusal of what it was given: printed as its code and message, like a use case's refusal. */
+export class CommandError extends Error {
+  readonly code: 'USAGE_ERROR' | 'INVALID_APPROVER';
+
+  constructor(code: CommandError['code'], message: string) {
+    super(message);
+    this.name = 'CommandError';
+    this.code = code;
+  }
+}
+
 export function command<S extends z.ZodType<Record<string, unknown>>>(c: {
   summary: string;
   usage: string;

@@ -36,7 +36,7 @@ export function registerFeeRoutes(router: Router, registry: OpenAPIRegistry, aut
         example: { pixAccountId: 'pk4m9q2x7v1c8n3b6z0w5r2t', tevOutFeeCents: '0', tevInFeeCents: '0', pixOutFeeCents: '150', pixInFeeCents: '0', qrCodeOutFeeCents: '150' },
       },
     },
-    errors: { 403: ['ACCOUNT_NOT_IN_KEY_SCOPE'], 404: ['NOT_FOUND'] },
+    raises: [scopedAccount, feeScheduleOf],
     async handler({ auth: a, params }) {
       const account = await scopedAccount(a, params.accountId);
       return { status: 200, body: feesView(account.pixAccountId, await feeScheduleOf(a.em, account.id)) };

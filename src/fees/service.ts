@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Account } from '../accounts/entities.ts';
-import { AppError, notFound } from '../shared/errors.ts';
+import { notFound, refusals, validationError } from '../shared/errors.ts';
 import { getTenant } from '../tenants/service.ts';
 import { FEE_FIELDS, schedulesInForce, upsertSchedule, type FeeSchedule } from './store.ts';
 
@@ -17,13 +17,14 @@ export async function feeScheduleOf(em: EntityManager, accountId: string): Promi
   if (!fees) throw notFound('Account');
   return fees;
 }
+feeScheduleOf.raises = refusals('NOT_FOUND');
 
 /** Sets some fields of a tenant's schedule, or of one account's override; the others keep their values. */
 export async function setFees(em: EntityManager, tenantId: string, accountId: string | null, values: Partial<FeeSchedule>): Promise<void> {
   await getTenant(em, tenantId);
   if (accountId && !(await em.findOne(Account, { id: accountId, tenantId }, { fields: ['id'] }))) throw notFound('Account');
   const fields = FEE_FIELDS.filter((f) => values[f] !== undefined);
-  if (fields.length === 0) throw new AppError(400, 'VALIDATION_ERROR', 'Give at least one fee to set');
+  if (fields.length === 0) throw validationError('Give at least one fee to set');
   await upsertSchedule(em, tenantId, accountId, values);
 }
 

@@ -4,7 +4,8 @@ import type { Logger } from 'pino';
 import { pinoHttp } from 'pino-http';
 import swaggerUi from 'swagger-ui-express';
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
-import { AppError } from '../shared/errors.ts';
+import { AppError, DomainError } from '../shared/errors.ts';
+import { answerTo } from './error-codes.ts';
 import { z } from '../shared/zod.ts';
 import { documentOperation } from './operation-doc.ts';
 import { generateDocument, REQUEST_ID_PATTERN, type DocumentInfo } from './openapi.ts';
@@ -182,6 +183,11 @@ export function createHttpApp(options: HttpAppOptions): Express {
 /** Maps every failure to the error body of decisions.md; internals are logged, never returned. */
 const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
   if (res.headersSent) return;
+  if (err instanceof DomainError) {
+    const { status, body } = answerTo(err);
+    res.status(status).json(body);
+    return;
+  }
   if (err instanceof AppError) {
     res.status(err.status).json(err.toBody());
     return;

@@ -1,7 +1,9 @@
+import { REFUSALS, type CodeOf, type DomainError, type Raising, type Refusal } from '../shared/errors.ts';
+
 /**
- * Every `code` of the error body an HTTP API answers, with what it means. Routes name the codes they can answer by
- * status (`errors` in `defineRoute`), and the OpenAPI documents publish each status with exactly those codes as an enum,
- * so a client can switch on them. The text doubles as the example `message` of the documents.
+ * Every `code` of the error body an HTTP API answers, with what it means. The OpenAPI documents publish each status
+ * of an operation with exactly the codes it can answer as an enum, so a client can switch on them. The text doubles as
+ * the example `message` of the documents.
  */
 export const ERROR_CODES = {
   VALIDATION_ERROR: 'An input is refused: `details` lists each refused input with its path and the rule it breaks',
@@ -68,3 +70,80 @@ export type ErrorCode = keyof typeof ERROR_CODES;
 
 /** The codes an operation can answer, by HTTP status. */
 export type ErrorsByStatus = Partial<Record<number, readonly ErrorCode[]>>;
+
+/**
+ * The one table from a refusal to HTTP: its status (its code and message are the refusal's own, in the catalog of
+ * src/shared/errors.ts). The error middleware answers with it, and `defineRoute` documents the codes of the refusals
+ * an operation's use cases declare at these statuses.
+ */
+export const REFUSAL_STATUS: { readonly [R in Refusal]: number } = {
+  UNKNOWN_TENANT: 400,
+  EMAIL_TAKEN: 409,
+  DOCUMENT_TAKEN: 409,
+  UNAUTHORIZED: 401,
+  INVALID_CREDENTIALS: 401,
+  UNKNOWN_HOLDER: 401,
+  HOLDER_BLOCKED: 401,
+  HOLDER_NOT_FOUND: 404,
+  ONBOARDING_INCOMPLETE: 403,
+  ONBOARDING_FINISHED: 409,
+  ACCOUNT_NOT_IN_KEY_SCOPE: 403,
+  PIX_ACCOUNTS_NOT_FOUND: 404,
+  PIN_NOT_SET: 403,
+  PIN_ALREADY_SET: 409,
+  INVALID_PIN: 403,
+  PIN_LOCKED: 423,
+  PIN_ATTEMPTS_IN_FLIGHT: 429,
+  NOT_FOUND: 404,
+  ACCOUNT_NOT_APPROVED: 403,
+  IDEMPOTENCY_KEY_REUSED: 409,
+  RATE_LIMITED: 429,
+  SOURCE_NOT_FOUND: 404,
+  DESTINATION_NOT_FOUND: 400,
+  SAME_ACCOUNT: 400,
+  EXTERNAL_REF_TAKEN: 409,
+  WEBHOOK_URL_NOT_ALLOWED: 400,
+  WEBHOOK_DISABLED: 409,
+  ACCOUNT_NOT_FOUND: 404,
+  RECEIVER_NOT_APPROVED: 422,
+  AMOUNT_BELOW_RECEIVE_FEE: 422,
+  CHARGE_ALREADY_PAID: 409,
+  CHARGE_EXPIRED: 409,
+  CHARGE_REMOVED: 409,
+  CHARGE_NOT_PAID: 409,
+  CHARGE_AMOUNT_MISMATCH: 422,
+  REFUND_EXCEEDS_PAID: 422,
+  REFUND_NOT_COVERED: 422,
+  QR_LOCATION_UNAVAILABLE: 422,
+  QR_CHARGE_NOT_FOUND: 422,
+  QR_PAYLOAD_INVALID: 422,
+  QR_SIGNATURE_INVALID: 422,
+  QR_LOCATION_INVALID: 422,
+  QR_AMOUNT_CHANGE_NOT_SUPPORTED: 422,
+  PIX_PROVIDER_UNAVAILABLE: 503,
+  INVALID_SIGNATURE: 401,
+  NOTIFICATION_ID_REUSED: 409,
+  PAYOUT_NOT_FOUND: 404,
+  END_TO_END_ID_MISMATCH: 422,
+  PAYOUT_NOT_RETURNABLE: 422,
+  RETURN_EXCEEDS_PAYOUT: 422,
+  RECEIVER_NOT_FOUND: 404,
+};
+
+/** Every code a refusal is answered with is one of the published codes, described above. */
+const codeOf = (refusal: Refusal): ErrorCode => (REFUSALS[refusal] as { code?: CodeOf<Refusal> }).code ?? (refusal as CodeOf<Refusal>);
+
+/** What a caller hears of a refusal: the table's status, and decisions.md's error body. */
+export function answerTo(err: DomainError): { status: number; body: ReturnType<DomainError['toBody']> } {
+  return { status: REFUSAL_STATUS[err.refusal], body: err.toBody() };
+}
+
+/** The codes of the refusals that use cases declare, by the status the table gives them; in declaration order. */
+export function errorsRaisedBy(useCases: readonly Raising[]): ErrorsByStatus {
+  const byStatus: Partial<Record<number, ErrorCode[]>> = {};
+  for (const refusal of useCases.flatMap((u) => u.raises)) {
+    const codes = (byStatus[REFUSAL_STATUS[refusal]] ??= []);
+    if (!codes.includes(codeOf(refusal))) codes.push(codeOf(refusal));
+  }
+  return byStatus;
+}

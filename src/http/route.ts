@@ -1,18 +1,16 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import type { NextFunction, Request, Response, Router } from 'express';
 import { isStorableText, STORABLE_TEXT_RULE, z } from '../shared/zod.ts';
-import { AppError, validationError, type ErrorDetail } from '../shared/errors.ts';
-import type { ErrorsByStatus } from './error-codes.ts';
+import { AppError, validationError, type ErrorDetail, type Raising } from '../shared/errors.ts';
+import { ERROR_CODES, errorsRaisedBy, type ErrorsByStatus } from './error-codes.ts';
 import { documentOperation, mergeErrors, type AnyObject, type OperationDoc, type SecurityRequirement } from './operation-doc.ts';
 
 type Infer<T> = T extends z.ZodType ? z.infer<T> : undefined;
 
-/** How a route proves who is calling; what it returns reaches the handler as `auth`. */
-export interface Authenticator<A> {
+/** How a route proves who is calling; what it returns reaches the handler as `auth`. Its refusals are a refused caller's. */
+export interface Authenticator<A> extends Raising {
   /** The OpenAPI security scheme it checks. */
   security: string;
-  /** What a refused caller gets. */
-  errors: ErrorsByStatus;
   authenticate(req: Request, headers: Record<string, unknown>): Promise<A>;
 }
 
@@ -40,7 +38,12 @@ export interface RouteSpec<P extends AnyObject | undefined, Q extends AnyObject 
    * authenticator's scheme; none for a public route.
    */
   security?: SecurityRequirement[];
-  /** The error codes of this route's own checks, by status; route.ts adds what every route and its authenticator answer. */
+  /**
+   * The use cases the handler calls: their declared refusals are the operation's error codes, at the statuses of the
+   * one table (error-codes.ts); route.ts adds what every route and its authenticator answer.
+   */
+  raises?: readonly Raising[];
+  /** The error codes of this route's own checks, by status. */
   errors?: ErrorsByStatus;
   handler(input: { params: Infer<P>; query: Infer<Q>; headers: Infer<H>; body: Infer<B>; auth: A; req: Request; res: Response }): Promise<Reply>;
 }
@@ -97,12 +100,12 @@ export function defineRoute<P extends AnyObject | undefined, Q extends AnyObject
   documentOperation(registry, {
     ...spec,
     security: spec.security ?? defaultSecurity(spec.headers, spec.auth as Authenticator<unknown> | undefined),
-    errors: mergeErrors(ROUTE_ERRORS, spec.auth?.errors ?? {}, spec.errors ?? {}),
+    errors: mergeErrors(ROUTE_ERRORS, errorsRaisedBy([...(spec.auth ? [spec.auth] : []), ...(spec.raises ?? [])]), spec.errors ?? {}),
   });
 
   router[spec.method](spec.path, async (req: Request, res: Response, next: NextFunction) => {
     try {
-      if (!req.accepts('application/json')) throw new AppError(406, 'NOT_ACCEPTABLE', 'This endpoint answers application/json; send Accept: application/json');
+      if (!req.accepts('application/json')) throw new AppError(406, 'NOT_ACCEPTABLE', ERROR_CODES.NOT_ACCEPTABLE);
       const headers = spec.headers ? parse(spec.headers, req.headers, 'headers') : undefined;
       const auth = spec.auth ? await spec.auth.authenticate(req, (headers ?? {}) as Record<string, unknown>) : undefined;
       assertStorable(req.params, 'params');

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Authenticator } from '../http/route.ts';
 import type { Services } from '../services.ts';
-import { unauthorized } from '../shared/errors.ts';
+import { refusals, unauthorized } from '../shared/errors.ts';
 import { findTenant, tenantKeyIsActive } from '../tenants/service.ts';
 import { Holder } from './entities.ts';
 import { assertNotBlocked } from './service.ts';
@@ -24,18 +24,18 @@ export interface HolderAuth {
 export function holderAuthenticator({ config, orm, credentials }: Services): Authenticator<HolderAuth> {
   return {
     security: 'holderJwt',
-    errors: { 401: ['UNAUTHORIZED', 'HOLDER_BLOCKED'] },
+    raises: refusals(verifyHolderToken, assertNotBlocked),
     async authenticate(req, headers) {
       const header = req.headers.authorization;
-      if (!header || !/^Bearer \S+$/.test(header)) throw unauthorized('Missing Authorization: Bearer <token>');
+      if (!header || !/^Bearer \S+$/.test(header)) throw unauthorized('BEARER_MISSING');
       const claims = verifyHolderToken(config, header.slice('Bearer '.length));
-      if (claims.tid !== headers['x-tenant-id']) throw unauthorized('The token was not issued for this tenant');
+      if (claims.tid !== headers['x-tenant-id']) throw unauthorized('TOKEN_OF_ANOTHER_TENANT');
       const em = orm.em.fork();
       if (claims.kid && !(await tenantKeyIsActive(em, credentials, claims.tid, claims.kid))) {
-        throw unauthorized('The tenant API key that issued this token was revoked; authenticate again');
+        throw unauthorized('ISSUING_KEY_REVOKED');
       }
       const holder = await em.findOne(Holder, { id: claims.sub, tenantId: claims.tid });
-      if (!holder || holder.type !== claims.type) throw unauthorized();
+      if (!holder || holder.type !== claims.type) throw unauthorized('HOLDER_UNKNOWN');
       assertNotBlocked(holder);
       const pinExempt = Boolean(claims.kid && (await findTenant(em, claims.tid))?.pinExempt);
       return { holder, claims, pinExempt, em };

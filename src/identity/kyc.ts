@@ -1,7 +1,7 @@
 /** The KYC provider's side of onboarding: its page opening and its decision, for a holder's onboarding requisition. */
 import { holderAccounts } from '../accounts/service.ts';
 import type { Services } from '../services.ts';
-import { AppError, notFound } from '../shared/errors.ts';
+import { DomainError, notFound, refusals, validationError } from '../shared/errors.ts';
 import type { KycResult } from '../../workflows/contracts/onboarding.ts';
 import { Holder } from './entities.ts';
 import { signalKycPageOpened, signalKycResult } from './onboarding.ts';
@@ -12,6 +12,7 @@ export async function holderOfRequisition({ orm }: Services, requisitionId: numb
   if (!holder) throw notFound('Onboarding requisition');
   return holder;
 }
+holderOfRequisition.raises = refusals('NOT_FOUND');
 
 /** The holder opened the KYC page: a PENDING onboarding moves on. */
 export async function openKycPage(services: Services, holder: Holder): Promise<void> {
@@ -21,7 +22,7 @@ export async function openKycPage(services: Services, holder: Holder): Promise<v
 /** A company is approved only with its partner (owner): who answers for it. */
 function assertKycResultComplete(holder: Holder, result: KycResult): void {
   if (result.approved && holder.type === 'COMPANY' && !result.partner) {
-    throw new AppError(400, 'VALIDATION_ERROR', 'A company needs its partner (owner) data to be approved', [
+    throw validationError('A company needs its partner (owner) data to be approved', [
       { path: 'body.partnerName', message: 'required for companies' },
       { path: 'body.partnerDocument', message: 'required for companies (CPF)' },
     ]);
@@ -40,7 +41,7 @@ export interface KycDecisionOutcome {
  */
 export async function decideKyc(services: Services, holder: Holder, result: KycResult): Promise<KycDecisionOutcome> {
   if (holder.onboardingStep === 'DONE' || holder.onboardingStep === 'REJECTED') {
-    throw new AppError(409, 'ONBOARDING_FINISHED', `Onboarding already finished (${holder.onboardingStep})`);
+    throw new DomainError('ONBOARDING_FINISHED', { step: holder.onboardingStep });
   }
   assertKycResultComplete(holder, result);
   await signalKycResult(services, holder, result);
@@ -49,6 +50,7 @@ export async function decideKyc(services: Services, holder: Holder, result: KycR
   const [account] = await holderAccounts(services.orm.em.fork(), holder.id);
   return { holder: applied, accountStatus: account?.status ?? null };
 }
+decideKyc.raises = refusals('ONBOARDING_FINISHED');
 
 /** The workflow applies the decision within milliseconds when a worker is up. */
 async function waitForDecision({ orm }: Services, holderId: string): Promise<Holder | null> {

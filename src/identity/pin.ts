@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from '../shared/zod.ts';
 import type { Config } from '../config.ts';
-import { AppError } from '../shared/errors.ts';
+import { DomainError, refusals, validationError } from '../shared/errors.ts';
 import { hashSecretSlow, verifySecretSlow } from '../shared/secrets.ts';
 import { Holder } from './entities.ts';
 import { clearPinAttempts, isPinLocked, lockPin, reservePinAttempt } from './pin-store.ts';
@@ -22,14 +22,9 @@ export async function createPin(em: EntityManager, config: Config, holder: Holde
   const hash = await hashSecretSlow(pin, config.KEY_PEPPER);
   // Conditional update: two concurrent create-pin calls cannot both win.
   const updated = await em.nativeUpdate(Holder, { id: holder.id, pinHash: null }, { pinHash: hash, pinFailedAttempts: 0, pinLockedAt: null });
-  if (updated === 0) throw new AppError(409, 'PIN_ALREADY_SET', 'A PIN is already set; use POST /passwords/change-pin to change it');
+  if (updated === 0) throw new DomainError('PIN_ALREADY_SET');
 }
-
-export async function changePin(em: EntityManager, config: Config, holder: Holder, currentPin: string, newPin: string): Promise<void> {
-  await verifyPin(em, config, holder, currentPin);
-  if (currentPin === newPin) throw new AppError(400, 'VALIDATION_ERROR', 'The new PIN must differ from the current one', [{ path: 'body.newPin', message: 'same as the current PIN' }]);
-  await em.nativeUpdate(Holder, { id: holder.id }, { pinHash: await hashSecretSlow(newPin, config.KEY_PEPPER) });
-}
+createPin.raises = refusals('PIN_ALREADY_SET');
 
 /**
  * The one PIN check every write operation uses. An attempt is reserved (counted) before the slow verification,
@@ -37,14 +32,14 @@ export async function changePin(em: EntityManager, config: Config, holder: Holde
  * until an operator unlocks it (`holder:unlock-pin`).
  */
 export async function verifyPin(em: EntityManager, config: Config, holder: Holder, pin: string | undefined): Promise<void> {
-  if (!holder.pinHash) throw new AppError(403, 'PIN_NOT_SET', 'Create a PIN first with POST /passwords/create-pin');
+  if (!holder.pinHash) throw new DomainError('PIN_NOT_SET');
   if (pin === undefined || !/^\d{4}$/.test(pin)) {
-    throw new AppError(400, 'VALIDATION_ERROR', 'A 4-digit PIN is required', [{ path: 'body.pin', message: 'must be exactly 4 digits' }]);
+    throw validationError('A 4-digit PIN is required', [{ path: 'body.pin', message: 'must be exactly 4 digits' }]);
   }
   const reserved = await reservePinAttempt(em, holder.id, MAX_PIN_ATTEMPTS);
   if (!reserved) {
     // Not locked: every attempt is in flight in parallel requests right now.
-    throw (await isPinLocked(em, holder.id)) ? pinLocked() : new AppError(429, 'RATE_LIMITED', 'Too many PIN attempts at once; try again');
+    throw new DomainError((await isPinLocked(em, holder.id)) ? 'PIN_LOCKED' : 'PIN_ATTEMPTS_IN_FLIGHT');
   }
   if (await verifySecretSlow(reserved.pinHash, pin, config.KEY_PEPPER)) {
     await clearPinAttempts(em, holder.id);
@@ -52,15 +47,18 @@ export async function verifyPin(em: EntityManager, config: Config, holder: Holde
   }
   if (reserved.failedAttempts >= MAX_PIN_ATTEMPTS) {
     await lockPin(em, holder.id);
-    throw pinLocked();
+    throw new DomainError('PIN_LOCKED');
   }
-  const left = MAX_PIN_ATTEMPTS - reserved.failedAttempts;
-  throw new AppError(403, 'INVALID_PIN', `Incorrect PIN; ${left} attempt${left === 1 ? '' : 's'} left before it is locked`);
+  throw new DomainError('INVALID_PIN', { attemptsLeft: MAX_PIN_ATTEMPTS - reserved.failedAttempts });
 }
+verifyPin.raises = refusals('PIN_NOT_SET', 'INVALID_PIN', 'PIN_LOCKED', 'PIN_ATTEMPTS_IN_FLIGHT');
 
-function pinLocked(): AppError {
-  return new AppError(423, 'PIN_LOCKED', 'The PIN is locked after too many wrong attempts; contact support to unlock it');
+export async function changePin(em: EntityManager, config: Config, holder: Holder, currentPin: string, newPin: string): Promise<void> {
+  await verifyPin(em, config, holder, currentPin);
+  if (currentPin === newPin) throw validationError('The new PIN must differ from the current one', [{ path: 'body.newPin', message: 'same as the current PIN' }]);
+  await em.nativeUpdate(Holder, { id: holder.id }, { pinHash: await hashSecretSlow(newPin, config.KEY_PEPPER) });
 }
+changePin.raises = refusals(verifyPin);
 
 export async function unlockPin(em: EntityManager, holderId: string): Promise<void> {
   await em.nativeUpdate(Holder, { id: holderId }, { pinFailedAttempts: 0, pinLockedAt: null });

@@ -59,7 +59,7 @@ export function registerIdentityRoutes(router: Router, registry: OpenAPIRegistry
           example: { [key]: type === 'PERSON' ? holderExample : { ...holderExample, name: 'Padaria Azul LTDA', document: '11444777000161', email: 'financeiro@padaria.example' }, token: authenticationExample.token },
         },
       },
-      errors: { 400: ['UNKNOWN_TENANT'], 409: ['EMAIL_TAKEN', 'DOCUMENT_TAKEN'] },
+      raises: [registerHolder],
       async handler({ headers, body: input }) {
         const em = orm.em.fork();
         const { holder, handOff } = await registerHolder(em, config, headers['x-tenant-id'], type, input);
@@ -82,7 +82,7 @@ export function registerIdentityRoutes(router: Router, registry: OpenAPIRegistry
     body: PasswordLogin,
     bodyExample: { document: '52998224725', password: 's3nha-forte' },
     responses: { 200: { description: 'Authenticated: the token, the holder and its accounts', schema: AuthenticationResult, example: authenticationExample } },
-    errors: { 400: ['UNKNOWN_TENANT'], 401: ['INVALID_CREDENTIALS', 'HOLDER_BLOCKED'], 429: ['RATE_LIMITED'] },
+    raises: [authenticateWithPassword],
     async handler({ headers, body, req }) {
       const { holder, token } = await authenticateWithPassword(orm.em.fork(), config, {
         tenantId: headers['x-tenant-id'],
@@ -107,10 +107,7 @@ export function registerIdentityRoutes(router: Router, registry: OpenAPIRegistry
     // The key is validated as optional so that a missing one is 401, as the interface says; it is required all the same.
     security: [['tenantId', 'tenantApiKey']],
     responses: { 200: { description: 'Authenticated: a 24-hour token of this holder, the holder and its accounts', schema: AuthenticationResult, example: authenticationExample } },
-    errors: {
-      401: ['UNAUTHORIZED', 'UNKNOWN_HOLDER', 'HOLDER_BLOCKED'],
-      429: ['RATE_LIMITED'],
-    },
+    raises: [authenticateClient],
     async handler({ headers, body, req }) {
       const { holder, token } = await authenticateClient(orm.em.fork(), config, {
         tenantId: headers['x-tenant-id'],
@@ -133,7 +130,7 @@ export function registerIdentityRoutes(router: Router, registry: OpenAPIRegistry
     body: CreatePin,
     bodyExample: { pin: '2580' },
     responses: { 201: { description: 'PIN created', schema: Message, example: { message: 'PIN criado com sucesso.' } } },
-    errors: { 409: ['PIN_ALREADY_SET'] },
+    raises: [createPin],
     async handler({ auth: { em, holder }, body }) {
       await createPin(em, config, holder, body.pin);
       return { status: 201, body: { message: 'PIN criado com sucesso.' } };
@@ -151,7 +148,7 @@ export function registerIdentityRoutes(router: Router, registry: OpenAPIRegistry
     body: ChangePin,
     bodyExample: { currentPin: '2580', newPin: '3691' },
     responses: { 200: { description: 'PIN changed', schema: Message, example: { message: 'PIN alterado com sucesso.' } } },
-    errors: { 403: ['PIN_NOT_SET', 'INVALID_PIN'], 423: ['PIN_LOCKED'], 429: ['RATE_LIMITED'] },
+    raises: [changePin],
     async handler({ auth: { em, holder }, body }) {
       await changePin(em, config, holder, body.currentPin, body.newPin);
       return { status: 200, body: { message: 'PIN alterado com sucesso.' } };
@@ -174,7 +171,7 @@ export function registerIdentityRoutes(router: Router, registry: OpenAPIRegistry
       .openapi('MonthlyGoal'),
     bodyExample: { monthlyGoal: 1500 },
     responses: { 200: { description: 'The account with its new goal', schema: z.object({ account: AccountSummary }), example: { account: accountExample } } },
-    errors: { 404: ['NOT_FOUND'] },
+    raises: [getOwnAccount],
     async handler({ auth: { em, holder }, params, body }) {
       const account = await getOwnAccount(em, holder, params.accountId);
       return { status: 200, body: { account: await setMonthlyGoal(em, account, body.monthlyGoal) } };

@@ -4,7 +4,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../config.ts';
 import { insertHandOff, type HandOff } from '../handoff/store.ts';
 import type { HolderType } from '../shared/documents.ts';
-import { AppError } from '../shared/errors.ts';
+import { DomainError, refusals } from '../shared/errors.ts';
 import { newUuid } from '../shared/ids.ts';
 import { hit, peek, reset, type RateLimit } from '../shared/rate-limit.ts';
 import { hashSecretSlow, verifyDecoy, verifySecretSlow } from '../shared/secrets.ts';
@@ -12,8 +12,6 @@ import { authenticateTenantKey, findTenant } from '../tenants/service.ts';
 import { Holder } from './entities.ts';
 import { issueHolderToken } from './tokens.ts';
 import { onboardingStart } from '../../workflows/contracts/onboarding.ts';
-
-export const BLOCKED_MESSAGE = 'Conta bloqueada. Procure o suporte.';
 
 export interface HolderRegistration {
   name: string;
@@ -30,8 +28,9 @@ const newRequisitionId = () => randomInt(10_000_000_000_000, 100_000_000_000_000
 
 /** Public endpoints that take a document in a tenant (registration, password login) say so when the tenant does not exist. */
 async function assertTenantExists(em: EntityManager, tenantId: string): Promise<void> {
-  if (!(await findTenant(em, tenantId))) throw new AppError(400, 'UNKNOWN_TENANT', 'X-Tenant-Id does not name a tenant');
+  if (!(await findTenant(em, tenantId))) throw new DomainError('UNKNOWN_TENANT');
 }
+assertTenantExists.raises = refusals('UNKNOWN_TENANT');
 
 /** Registers a holder with the hand-off of its onboarding workflow, in one transaction. */
 export async function registerHolder(em: EntityManager, config: Config, tenantId: string, type: HolderType, input: HolderRegistration): Promise<{ holder: Holder; handOff: HandOff }> {
@@ -67,25 +66,26 @@ export async function registerHolder(em: EntityManager, config: Config, tenantId
   } catch (err) {
     if (err instanceof UniqueConstraintViolationException) {
       const field = /email/.test(err.message) ? 'email' : 'document';
-      throw new AppError(409, field === 'email' ? 'EMAIL_TAKEN' : 'DOCUMENT_TAKEN', `A holder with this ${field} already exists in this tenant`, [
-        { path: `body.${field}`, message: 'already registered in this tenant' },
-      ]);
+      throw new DomainError(field === 'email' ? 'EMAIL_TAKEN' : 'DOCUMENT_TAKEN', undefined, [{ path: `body.${field}`, message: 'already registered in this tenant' }]);
     }
     throw err;
   }
 }
+registerHolder.raises = refusals(assertTenantExists, 'EMAIL_TAKEN', 'DOCUMENT_TAKEN');
 
 export function assertNotBlocked(holder: Holder): void {
-  if (holder.status === 'BLOCKED' || holder.status === 'CLOSED') throw new AppError(401, 'HOLDER_BLOCKED', BLOCKED_MESSAGE);
+  if (holder.status === 'BLOCKED' || holder.status === 'CLOSED') throw new DomainError('HOLDER_BLOCKED');
 }
+assertNotBlocked.raises = refusals('HOLDER_BLOCKED');
 
 /** Pix, TEV and charge operations need a holder whose KYC is complete. */
 export function assertOnboarded(holder: Holder): void {
   assertNotBlocked(holder);
   if (holder.status !== 'ACTIVE' || holder.onboardingStep !== 'DONE') {
-    throw new AppError(403, 'ONBOARDING_INCOMPLETE', 'Finish identity verification (onboardingLink) before operating the account');
+    throw new DomainError('ONBOARDING_INCOMPLETE');
   }
 }
+assertOnboarded.raises = refusals(assertNotBlocked, 'ONBOARDING_INCOMPLETE');
 
 /**
  * Failure counters are kept per tenant: the address counters are keyed by (tenant, address), so an attacker failing
@@ -101,8 +101,6 @@ function authLimits(config: Config): Record<'perDocument' | 'passwordsPerAddress
     perClientKey: { name: 'auth-client-key', limit: config.CLIENT_AUTH_MAX_PER_MINUTE, windowSeconds: 60 },
   };
 }
-
-const INVALID_CREDENTIALS = () => new AppError(401, 'INVALID_CREDENTIALS', 'Document or password is incorrect');
 
 /**
  * Document + password in one tenant. Unknown document and wrong password answer the same body after the same work
@@ -124,12 +122,13 @@ export async function authenticateWithPassword(
   if (!holder || !ok) {
     await hit(em, limits.perDocument, docKey);
     await hit(em, limits.passwordsPerAddress, addressKey);
-    throw INVALID_CREDENTIALS();
+    throw new DomainError('INVALID_CREDENTIALS');
   }
   await reset(em, limits.perDocument, docKey);
   assertNotBlocked(holder);
   return { holder, token: issueHolderToken(config, holder) };
 }
+authenticateWithPassword.raises = refusals(assertTenantExists, 'INVALID_CREDENTIALS', assertNotBlocked, peek, hit);
 
 /**
  * A tenant's back end exchanges its tenant API key for a 24-hour token of one of its holders. Key failures are
@@ -152,10 +151,11 @@ export async function authenticateClient(
   }
   await hit(em, limits.perClientKey, key.id);
   const holder = await em.findOne(Holder, { tenantId: input.tenantId, document: input.document });
-  if (!holder) throw new AppError(401, 'UNKNOWN_HOLDER', 'The document is not a holder of this tenant');
+  if (!holder) throw new DomainError('UNKNOWN_HOLDER');
   assertNotBlocked(holder);
   return { holder, token: issueHolderToken(config, holder, key.id) };
 }
+authenticateClient.raises = refusals(authenticateTenantKey, 'UNKNOWN_HOLDER', assertNotBlocked, peek, hit);
 
 export async function findHolderByDocument(em: EntityManager, tenantId: string, document: string): Promise<Holder | null> {
   return em.findOne(Holder, { tenantId, document });
@@ -163,9 +163,10 @@ export async function findHolderByDocument(em: EntityManager, tenantId: string, 
 
 export async function getHolderByDocument(em: EntityManager, tenantId: string, document: string): Promise<Holder> {
   const holder = await findHolderByDocument(em, tenantId, document);
-  if (!holder) throw new AppError(404, 'NOT_FOUND', 'No holder with this document in this tenant');
+  if (!holder) throw new DomainError('HOLDER_NOT_FOUND');
   return holder;
 }
+getHolderByDocument.raises = refusals('HOLDER_NOT_FOUND');
 
 /** Operator block/unblock. Unblocking returns a holder to ACTIVE only if KYC was completed. */
 export async function setBlocked(em: EntityManager, tenantId: string, document: string, blocked: boolean): Promise<Holder> {

@@ -1,7 +1,7 @@
 import jwt from 'jsonwebtoken';
 import type { Config } from '../config.ts';
 import type { HolderType } from '../shared/documents.ts';
-import { unauthorized } from '../shared/errors.ts';
+import { refusals, unauthorized } from '../shared/errors.ts';
 import { looksLikeCuid } from '../shared/ids.ts';
 import { z } from '../shared/zod.ts';
 
@@ -40,7 +40,7 @@ export function verifyHolderToken(config: Config, token: string): HolderClaims {
   try {
     payload = jwt.verify(token, config.JWT_SECRET, { algorithms: ['HS256'] });
   } catch (err) {
-    throw unauthorized(err instanceof jwt.TokenExpiredError ? 'Token expired; authenticate again' : 'Invalid token; authenticate again');
+    throw unauthorized(err instanceof jwt.TokenExpiredError ? 'TOKEN_EXPIRED' : 'TOKEN_INVALID');
   }
   const parsed = IssuedClaims.safeParse(payload);
   const now = Math.floor(Date.now() / 1000);
@@ -50,7 +50,8 @@ export function verifyHolderToken(config: Config, token: string): HolderClaims {
     parsed.data.exp <= parsed.data.iat ||
     parsed.data.exp - parsed.data.iat > lifetimeSeconds(config, parsed.data.kid)
   ) {
-    throw unauthorized('Invalid token; authenticate again');
+    throw unauthorized('TOKEN_INVALID');
   }
   return parsed.data;
 }
+verifyHolderToken.raises = refusals('UNAUTHORIZED');

@@ -107,13 +107,7 @@ export function registerPixChargeRoutes(router: Router, registry: OpenAPIRegistr
       .openapi('PixChargeRequest'),
     bodyExample: { amountCents: '5000', expiresInSeconds: 86400, tag: 'order-8841' },
     responses: { 201: { description: 'Created (or the original charge of this Idempotency-Key)', schema: Charge, example: chargeExample } },
-    errors: {
-      401: ['HOLDER_BLOCKED'],
-      403: ['ACCOUNT_NOT_IN_KEY_SCOPE', 'ONBOARDING_INCOMPLETE', 'ACCOUNT_NOT_APPROVED'],
-      404: ['NOT_FOUND'],
-      409: ['IDEMPOTENCY_KEY_REUSED'],
-      422: ['AMOUNT_BELOW_RECEIVE_FEE'],
-    },
+    raises: [operatingPixAccount, createCharge],
     async handler({ auth: a, params, headers, body }) {
       const { account, holder } = await operatingPixAccount(a, params.accountId);
       const { charge, handOff } = await createCharge(a.em, config.TEMPORAL_TASK_QUEUE, account, holder.name, config.publicBaseUrl, headers['idempotency-key'], {
@@ -135,7 +129,7 @@ export function registerPixChargeRoutes(router: Router, registry: OpenAPIRegistr
     auth,
     params: chargeParams,
     responses: { 200: { description: 'The charge', schema: Charge, example: chargeExample } },
-    errors: { 403: ['ACCOUNT_NOT_IN_KEY_SCOPE'], 404: ['NOT_FOUND'] },
+    raises: [scopedAccount, chargeOfAccount],
     async handler({ auth: a, params }) {
       const account = await scopedAccount(a, params.accountId);
       return { status: 200, body: chargeView(await chargeOfAccount(a.em, account.id, params.chargeId)) };
@@ -154,7 +148,7 @@ export function registerPixChargeRoutes(router: Router, registry: OpenAPIRegistr
     responses: {
       200: { description: 'Charges', schema: paginated('charges', Charge), example: { charges: [chargeExample], pagination: { limit: 20, nextCursor: null, hasMore: false } } },
     },
-    errors: { 403: ['ACCOUNT_NOT_IN_KEY_SCOPE'], 404: ['NOT_FOUND'] },
+    raises: [scopedAccount],
     async handler({ auth: a, params, query }) {
       const account = await scopedAccount(a, params.accountId);
       return { status: 200, body: await listCharges(a.em, config.KEY_PEPPER, account.id, query.status, query.limit, query.cursor) };
@@ -183,13 +177,7 @@ export function registerPixChargeRoutes(router: Router, registry: OpenAPIRegistr
         example: { refundId: 'rf7b2n9m4q1w6x3z0v8k5c2t', chargeId: 'ch5v2n8m1q7w4x0z3b6k9r2t', amountCents: '2000', refundEndToEndId: 'D99999999202611221402aB3dE5fG7hJ', createdAt: '2026-11-22T14:02:51.480Z' },
       },
     },
-    errors: {
-      401: ['HOLDER_BLOCKED'],
-      403: ['ACCOUNT_NOT_IN_KEY_SCOPE', 'ONBOARDING_INCOMPLETE', 'ACCOUNT_NOT_APPROVED'],
-      404: ['NOT_FOUND'],
-      409: ['IDEMPOTENCY_KEY_REUSED', 'CHARGE_NOT_PAID'],
-      422: ['REFUND_EXCEEDS_PAID', 'INSUFFICIENT_BALANCE'],
-    },
+    raises: [operatingPixAccount, refundCharge],
     async handler({ auth: a, params, headers, body }) {
       const { account } = await operatingPixAccount(a, params.accountId);
       const { refund, handOff } = await refundCharge(a.em, config.TEMPORAL_TASK_QUEUE, account, params.chargeId, headers['idempotency-key'], body.amountCents);

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Account } from '../accounts/entities.ts';
 import { enqueueEvents } from '../events/outbox.ts';
 import { idempotencyConflict } from '../shared/idempotency.ts';
-import { AppError, notFound } from '../shared/errors.ts';
+import { DomainError, notFound, refusals } from '../shared/errors.ts';
 import { newCuid } from '../shared/ids.ts';
 import { insertHandOff } from '../handoff/store.ts';
 import type { WorkflowStart } from '../temporal/workflow-start.ts';
@@ -31,10 +31,6 @@ export interface ChargePayment {
   endToEndId?: string;
 }
 
-/** Why a charge cannot be paid: the same answers whether the payer is the sandbox or a holder scanning its code. */
-export const chargeAlreadyPaid = () => new AppError(409, 'CHARGE_ALREADY_PAID', 'This charge was already paid');
-export const chargeExpired = () => new AppError(409, 'CHARGE_EXPIRED', 'This charge has expired');
-
 /**
  * Pays an ACTIVE charge in full: credits its account, marks it PAID and writes `pix.charge.paid`, with the hand-off
  * that wakes the charge's workflow (so it ends now instead of at the expiry) in the same transaction. Every payment of
@@ -44,12 +40,12 @@ export async function payCharge(em: EntityManager, taskQueue: string, payment: C
   return em.transactional(async (tx) => {
     const charge = await lockChargeByTxid(tx, payment.tenantId, payment.txid);
     if (!charge) throw notFound('Charge');
-    if (charge.status === 'PAID') throw chargeAlreadyPaid();
+    if (charge.status === 'PAID') throw new DomainError('CHARGE_ALREADY_PAID');
     // Past its expiry the charge is dead even if its timer has not marked it yet.
-    if (charge.status === 'EXPIRED' || charge.lapsed) throw chargeExpired();
+    if (charge.status === 'EXPIRED' || charge.lapsed) throw new DomainError('CHARGE_EXPIRED');
     const amount = charge.amountCents;
     if (payment.amountCents !== undefined && payment.amountCents !== amount) {
-      throw new AppError(422, 'CHARGE_AMOUNT_MISMATCH', `This charge must be paid with exactly ${amount} cents`);
+      throw new DomainError('CHARGE_AMOUNT_MISMATCH', { amountCents: amount });
     }
 
     const { movementId, balanceAfterCents, account, endToEndId, fee, at: paidAt } = await creditIncomingPix(tx, {
@@ -106,6 +102,7 @@ export async function payCharge(em: EntityManager, taskQueue: string, payment: C
     return { paid, handOff };
   });
 }
+payCharge.raises = refusals('NOT_FOUND', 'CHARGE_ALREADY_PAID', 'CHARGE_EXPIRED', 'CHARGE_AMOUNT_MISMATCH', creditIncomingPix);
 
 export const refundView = (r: ChargeRefund) => ({
   refundId: r.id,
@@ -133,15 +130,15 @@ export async function refundCharge(em: EntityManager, taskQueue: string, account
       if (previous.amountCents !== amountCents) throw idempotencyConflict();
       return { refund: refundView(previous), handOff: null };
     }
-    if (charge.status !== 'PAID') throw new AppError(409, 'CHARGE_NOT_PAID', 'Only a paid charge can be refunded');
-    const refundable = charge.paidCents - charge.refundedCents;
-    if (amountCents > refundable) throw new AppError(422, 'REFUND_EXCEEDS_PAID', `At most ${refundable} cents of this charge can still be refunded`);
+    if (charge.status !== 'PAID') throw new DomainError('CHARGE_NOT_PAID');
+    const refundableCents = charge.paidCents - charge.refundedCents;
+    if (amountCents > refundableCents) throw new DomainError('REFUND_EXCEEDS_PAID', { refundableCents });
 
     // The posting, the refund's record and the charge's refunded total, in one call (`refund_pix_charge`).
     const refundId = newCuid();
     const e2e = refundEndToEndId(new Date());
     const posted = await callRefundPixCharge(tx, { tenantId: account.tenantId, accountId: account.id, chargeId: charge.id, refundId, amountCents, endToEndId: e2e, idempotencyKey });
-    if (posted.code === 'INSUFFICIENT_BALANCE') throw new AppError(422, 'INSUFFICIENT_BALANCE', 'The account balance does not cover this refund');
+    if (posted.code === 'INSUFFICIENT_BALANCE') throw new DomainError('REFUND_NOT_COVERED');
     const refund: ChargeRefund = { id: refundId, chargeId: charge.id, amountCents, refundEndToEndId: e2e, createdAt: posted.created_at };
     await enqueueEvents(tx, [
       {
@@ -166,3 +163,4 @@ export async function refundCharge(em: EntityManager, taskQueue: string, account
     return { refund: refundView(refund), handOff };
   });
 }
+refundCharge.raises = refusals('NOT_FOUND', 'IDEMPOTENCY_KEY_REUSED', 'CHARGE_NOT_PAID', 'REFUND_EXCEEDS_PAID', 'REFUND_NOT_COVERED');

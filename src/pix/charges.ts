@@ -4,7 +4,7 @@ import type { Account } from '../accounts/entities.ts';
 import { enqueueEvents } from '../events/outbox.ts';
 import { feesFor } from '../fees/service.ts';
 import { assertSameRequest, requestHash } from '../shared/idempotency.ts';
-import { AppError, notFound } from '../shared/errors.ts';
+import { DomainError, notFound, refusals } from '../shared/errors.ts';
 import { newCuid } from '../shared/ids.ts';
 import { decodeCursor, pageOf } from '../shared/pagination.ts';
 import { insertHandOff, type HandOff } from '../handoff/store.ts';
@@ -71,7 +71,7 @@ export async function createCharge(
 
   // A charge the receive fee would swallow could never be paid (the payment refuses it): refuse it now.
   const fee = (await feesFor(em, [account.id])).get(account.id)!.pixIn;
-  if (fee >= input.amountCents) throw new AppError(422, 'AMOUNT_BELOW_RECEIVE_FEE', `The amount does not cover the receive fee of ${fee} cents`);
+  if (fee >= input.amountCents) throw new DomainError('AMOUNT_BELOW_RECEIVE_FEE', { feeCents: fee });
 
   const txid = newTxid();
   const brCode = buildBrCode({ url: chargeLocation(publicBaseUrl, txid), amountCents: input.amountCents, merchantName, merchantCity: MERCHANT_CITY });
@@ -95,6 +95,7 @@ export async function createCharge(
     return { charge, handOff: await insertHandOff(tx, taskQueue, start) };
   });
 }
+createCharge.raises = refusals('IDEMPOTENCY_KEY_REUSED', 'AMOUNT_BELOW_RECEIVE_FEE');
 
 function sameRequest(charge: PixCharge, hash: string): PixCharge {
   assertSameRequest(charge.requestHash, hash);
@@ -107,6 +108,7 @@ export async function chargeOfAccount(em: EntityManager, accountId: string, char
   if (!charge) throw notFound('Charge');
   return charge;
 }
+chargeOfAccount.raises = refusals('NOT_FOUND');
 
 /** One page of the account's charges, newest first, optionally of one status. */
 export async function listCharges(em: EntityManager, cursorKey: string, accountId: string, status: ChargeStatus | undefined, limit: number, cursor: string | undefined) {

@@ -1,9 +1,8 @@
 import type { JsonWebKey } from 'node:crypto';
-import { AppError } from '../shared/errors.ts';
+import { DomainError, refusals } from '../shared/errors.ts';
 import { reaisToCents } from '../shared/money.ts';
 import { z } from '../shared/zod.ts';
 import type { BrCode } from './brcode.ts';
-import { chargeAlreadyPaid, chargeExpired } from './charge-settlement.ts';
 import { CobPayload } from './cob-payload.ts';
 import { decodeJws, JWS_ALGORITHMS, verifyJws, type DecodedJws, type JwsAlgorithm } from './jws.ts';
 import { identifyPixKey, type PixKeyType } from './keys.ts';
@@ -26,20 +25,14 @@ export interface ScannedCharge {
   pixKeyType: PixKeyType;
 }
 
-const unavailable = (why: string) => new AppError(422, 'QR_LOCATION_UNAVAILABLE', `The charge's location could not be read: ${why}`);
-const notFound = (status: number) =>
-  new AppError(422, 'QR_CHARGE_NOT_FOUND', `The receiver's institution serves no charge at this location (HTTP ${status}): it was removed or never existed`);
-const invalidPayload = (why: string) => new AppError(422, 'QR_PAYLOAD_INVALID', `The charge's payload is not a valid Pix charge: ${why}`);
-const invalidSignature = (why: string) => new AppError(422, 'QR_SIGNATURE_INVALID', `The charge's payload is not signed by the receiver's institution: ${why}`);
-const removed = () => new AppError(409, 'CHARGE_REMOVED', 'The receiver removed this charge');
-const notIssuedHere = (canonical: string) =>
-  new AppError(422, 'QR_LOCATION_INVALID', `The location names this platform but is not a charge location it issued: those read exactly ${canonical}, without a query or a trailing slash`);
-const amountChangeNotSupported = () =>
-  new AppError(422, 'QR_AMOUNT_CHANGE_NOT_SUPPORTED', 'This charge lets the payer change its amount (valor.modalidadeAlteracao 1), which this platform does not pay');
+const unavailable = (why: string) => new DomainError('QR_LOCATION_UNAVAILABLE', { why });
+const notFound = (status: number) => new DomainError('QR_CHARGE_NOT_FOUND', { status });
+const invalidPayload = (why: string) => new DomainError('QR_PAYLOAD_INVALID', { why });
+const invalidSignature = (why: string) => new DomainError('QR_SIGNATURE_INVALID', { why });
 
 const KeySet = z.object({ keys: z.array(z.looseObject({ kid: z.string().optional(), alg: z.string().optional(), use: z.string().optional(), kty: z.string() })) });
 
-function fetched(doc: PixDocument, onMissing: (status: number) => AppError, onError: (why: string) => AppError): string {
+function fetched(doc: PixDocument, onMissing: (status: number) => DomainError, onError: (why: string) => DomainError): string {
   if (!doc.ok) throw onError(doc.error);
   if (doc.status === 404 || doc.status === 410) throw onMissing(doc.status);
   if (doc.status !== 200) throw onError(`it answered HTTP ${doc.status}`);
@@ -88,7 +81,7 @@ export async function readScannedCharge(provider: PixProvider, code: BrCode & { 
   }
   // Any other spelling of one of its own locations would be read as another institution's charge and paid to its key.
   const ownTxid = txidOfOwnLocation(publicBaseUrl, code.url);
-  if (ownTxid === null && namesPlatformHost(publicBaseUrl, code.url)) throw notIssuedHere(chargeLocation(publicBaseUrl, '<txid>'));
+  if (ownTxid === null && namesPlatformHost(publicBaseUrl, code.url)) throw new DomainError('QR_LOCATION_INVALID', { canonical: chargeLocation(publicBaseUrl, '<txid>') });
   const text = fetched(await provider.fetchDocument(location), notFound, unavailable);
   const jws = decodeJws(text);
   if (!jws) throw invalidPayload('the location did not answer a JWS');
@@ -103,13 +96,24 @@ export async function readScannedCharge(provider: PixProvider, code: BrCode & { 
   if (!key) throw invalidPayload('chave is not a Pix key');
   const amountCents = reaisToCents(payload.valor.original)!;
   if (amountCents <= 0n) throw invalidPayload('a charge whose amount the payer chooses (valor.original 0.00) is not supported');
-  if (payload.valor.modalidadeAlteracao === 1) throw amountChangeNotSupported();
+  if (payload.valor.modalidadeAlteracao === 1) throw new DomainError('QR_AMOUNT_CHANGE_NOT_SUPPORTED');
 
-  if (payload.status === 'CONCLUIDA') throw chargeAlreadyPaid();
-  if (payload.status !== 'ATIVA') throw removed();
-  if (Date.parse(payload.calendario.criacao) + payload.calendario.expiracao * 1000 <= now.getTime()) throw chargeExpired();
+  if (payload.status === 'CONCLUIDA') throw new DomainError('CHARGE_ALREADY_PAID');
+  if (payload.status !== 'ATIVA') throw new DomainError('CHARGE_REMOVED');
+  if (Date.parse(payload.calendario.criacao) + payload.calendario.expiracao * 1000 <= now.getTime()) throw new DomainError('CHARGE_EXPIRED');
   return { location: code.url, txid: payload.txid, amountCents, ...key };
 }
+readScannedCharge.raises = refusals(
+  'QR_LOCATION_UNAVAILABLE',
+  'QR_LOCATION_INVALID',
+  'QR_CHARGE_NOT_FOUND',
+  'QR_PAYLOAD_INVALID',
+  'QR_SIGNATURE_INVALID',
+  'QR_AMOUNT_CHANGE_NOT_SUPPORTED',
+  'CHARGE_ALREADY_PAID',
+  'CHARGE_REMOVED',
+  'CHARGE_EXPIRED',
+);
 
 /**
  * What a payment of a scanned charge sends: exactly its amount. The code's own amount (field 54) and the payer's, when
@@ -118,8 +122,9 @@ export async function readScannedCharge(provider: PixProvider, code: BrCode & { 
 export function scannedChargeAmount(charge: ScannedCharge, code: BrCode, requested: bigint | undefined): bigint {
   for (const other of [code.amountCents, requested]) {
     if (other !== null && other !== undefined && other !== charge.amountCents) {
-      throw new AppError(422, 'CHARGE_AMOUNT_MISMATCH', `This charge must be paid with exactly ${charge.amountCents} cents`);
+      throw new DomainError('CHARGE_AMOUNT_MISMATCH', { amountCents: charge.amountCents });
     }
   }
   return charge.amountCents;
 }
+scannedChargeAmount.raises = refusals('CHARGE_AMOUNT_MISMATCH');

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Account } from '../accounts/entities.ts';
 import { Holder } from '../identity/entities.ts';
-import { AppError } from '../shared/errors.ts';
+import { DomainError } from '../shared/errors.ts';
 import { Tenant } from '../tenants/entities.ts';
 import { PLATFORM_ISPB } from '../shared/institution.ts';
 import { findChargeByTxid } from './charge-store.ts';
@@ -42,7 +42,7 @@ interface DictEntry {
 
 type PayoutAnswer = ProviderPayoutState & { payoutId: string };
 
-const unavailable = (why: string) => new AppError(503, 'UNAVAILABLE', `The Pix provider did not answer: ${why}`);
+const unavailable = (why: string) => new DomainError('PIX_PROVIDER_UNAVAILABLE', { why });
 
 export function httpPixProvider(em: () => EntityManager, o: HttpProviderOptions): PixProvider {
   const base = o.url.replace(/\/$/, '');

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { enqueueEvents } from '../events/outbox.ts';
-import { AppError, notFound } from '../shared/errors.ts';
+import { DomainError, refusals } from '../shared/errors.ts';
 import { pixEndToEndId } from './end-to-end.ts';
 import { callCreditIncomingPix, type CreditRow } from './pix-postings.ts';
 
@@ -30,11 +30,11 @@ export interface Credited {
   paymentDate: string;
 }
 
-const REFUSALS: Record<Exclude<CreditRow['code'], 'CREDITED'>, () => AppError> = {
-  ACCOUNT_NOT_FOUND: () => notFound('Account'),
-  ACCOUNT_NOT_APPROVED: () => new AppError(422, 'ACCOUNT_NOT_APPROVED', 'The account cannot receive money before KYC approval'),
-  AMOUNT_BELOW_RECEIVE_FEE: () => new AppError(422, 'AMOUNT_BELOW_RECEIVE_FEE', 'The amount does not cover the receive fee'),
-};
+/**
+ * `credit_incoming_pix` refuses under the names of the catalog, but for its ACCOUNT_NOT_APPROVED: an account that
+ * cannot receive yet, a refusal of its own (the operating rule's ACCOUNT_NOT_APPROVED is another).
+ */
+const refusalOf = (code: Exclude<CreditRow['code'], 'CREDITED'>) => (code === 'ACCOUNT_NOT_APPROVED' ? 'RECEIVER_NOT_APPROVED' : code);
 
 /**
  * The posting of any incoming Pix, in the caller's transaction (`credit_incoming_pix`, src/ledger/sql/): the amount
@@ -55,7 +55,7 @@ export async function creditIncomingPix(
     payer: pix.payer,
     extraMetadata: pix.extraMetadata ?? {},
   });
-  if (row.code !== 'CREDITED') throw REFUSALS[row.code]();
+  if (row.code !== 'CREDITED') throw new DomainError(refusalOf(row.code));
   return {
     movementId: row.movement_id,
     balanceAfterCents: BigInt(row.balance_after_cents),
@@ -66,6 +66,7 @@ export async function creditIncomingPix(
     paymentDate: row.payment_date,
   };
 }
+creditIncomingPix.raises = refusals('ACCOUNT_NOT_FOUND', 'RECEIVER_NOT_APPROVED', 'AMOUNT_BELOW_RECEIVE_FEE');
 
 /** Credits an incoming Pix and writes `pix.in.received`, in one transaction. */
 export async function receivePix(em: EntityManager, pix: IncomingPix): Promise<ReceivedPix> {
@@ -96,3 +97,4 @@ export async function receivePix(em: EntityManager, pix: IncomingPix): Promise<R
     return { movementId, endToEndId, amountCents: pix.amountCents.toString(), feeCents: fee.toString(), balanceAfterCents: balanceAfterCents.toString() };
   });
 }
+receivePix.raises = refusals(creditIncomingPix);

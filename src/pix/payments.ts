@@ -5,7 +5,7 @@ import { handOffUncertain } from '../handoff/dispatch.ts';
 import type { HolderAuth } from '../identity/authenticator.ts';
 import type { Services } from '../services.ts';
 import { definitelyRefused } from '../persistence/database-errors.ts';
-import { AppError, validationError } from '../shared/errors.ts';
+import { AppError, isRefusal, validationError } from '../shared/errors.ts';
 import { idempotencyConflict } from '../shared/idempotency.ts';
 import { within } from '../shared/time.ts';
 import { pixPayoutStart, type PixPayoutInput } from '../../workflows/contracts/pix-payout.ts';
@@ -139,7 +139,7 @@ async function pay(ctx: PixPaymentContext, r: Payer, payment: Payment): Promise<
   try {
     return answerOf(await within(ctx.services.pixDebits.debit({ debit, handOff: { taskQueue: config.TEMPORAL_TASK_QUEUE, start } }), config.TEV_RESPONSE_DEADLINE_MS));
   } catch (err) {
-    if (err instanceof AppError) throw err;
+    if (isRefusal(err)) throw err;
     if (definitelyRefused(err)) {
       logger.error({ err, payoutId: debit.payoutId }, 'Pix debit refused by the debit function; nothing was written');
       throw new AppError(500, 'INTERNAL_ERROR', 'The payment could not be debited and nothing moved; the request id in X-Request-Id helps support find it');

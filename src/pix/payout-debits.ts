@@ -2,9 +2,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../config.ts';
 import { PostingQueue } from '../ledger/posting-queue.ts';
 import { callPostingBatch, callPostingFunction } from '../ledger/store.ts';
-import { AppError, notFound } from '../shared/errors.ts';
+import { DomainError, refusals } from '../shared/errors.ts';
 import { newCuid } from '../shared/ids.ts';
-import { idempotencyConflict } from '../shared/idempotency.ts';
 import { isoUtc } from '../shared/pagination.ts';
 import type { WorkflowStart } from '../temporal/workflow-start.ts';
 import type { PayoutDebit, PayoutOpening } from '../../workflows/contracts/pix-payout.ts';
@@ -71,15 +70,13 @@ export async function callDebitBatch(em: EntityManager, requests: DebitRequest[]
   return callPostingBatch<DebitRow>(em, 'debit_pix_payout_batch', `ord::text as ord, ${ANSWER}`, ['::jsonb'], [JSON.stringify(items)], items.length);
 }
 
-const REFUSALS: Record<string, () => AppError> = {
-  SOURCE_NOT_FOUND: () => notFound('Account'),
-  IDEMPOTENCY_KEY_REUSED: idempotencyConflict,
-};
+/** The codes by which `debit_pix_payout` refuses a request, each the name of its refusal in the catalog. */
+const DEBIT_REFUSALS = refusals('SOURCE_NOT_FOUND', 'IDEMPOTENCY_KEY_REUSED');
 
 /** The debit's answer for its request; a request that could not become a payout throws its refusal. */
 export function outcomeOf(d: PayoutDebit, row: DebitRow): DebitOutcome {
-  const refusal = REFUSALS[row.code];
-  if (refusal) throw refusal();
+  const refusal = DEBIT_REFUSALS.find((code) => code === row.code);
+  if (refusal) throw new DomainError(refusal);
   if (row.code === 'PENDING') return { kind: 'pending', payoutId: d.payoutId, amountCents: d.amountCents };
   return {
     kind: 'decided',
@@ -93,6 +90,7 @@ export function outcomeOf(d: PayoutDebit, row: DebitRow): DebitOutcome {
     },
   };
 }
+outcomeOf.raises = DEBIT_REFUSALS;
 
 export type PixDebitQueueConfig = Pick<Config, 'PIX_BATCH_LANES' | 'PIX_BATCH_MAX' | 'TEV_RESPONSE_DEADLINE_MS'>;
 

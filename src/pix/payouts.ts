@@ -3,7 +3,7 @@ import { Account } from '../accounts/entities.ts';
 import type { Config } from '../config.ts';
 import { enqueueEvents, type EventType } from '../events/outbox.ts';
 import { markPayoutMovementsPosted } from '../ledger/store.ts';
-import { AppError } from '../shared/errors.ts';
+import { DomainError, refusals } from '../shared/errors.ts';
 import { requestHash } from '../shared/idempotency.ts';
 import { documentShownToPayer } from '../shared/documents.ts';
 import { derivedId } from '../shared/ids.ts';
@@ -183,9 +183,10 @@ export async function refundPayout(em: EntityManager, payoutId: string, refund: 
   const amount = BigInt(refund.amountCents);
   const row = await callRefundPixPayout(em, payoutId, { endToEndId: refund.endToEndId, amountCents: amount, refundedAt: new Date(refund.refundedAt).toISOString() });
   if (row.code === 'RETURN_EXCEEDS_PAYOUT') {
-    throw new AppError(422, 'RETURN_EXCEEDS_PAYOUT', `A return of ${amount} cents does not fit payout ${payoutId}: ${row.left_cents} cents are left to return`);
+    throw new DomainError('RETURN_EXCEEDS_PAYOUT', { payoutId, amountCents: amount, leftCents: row.left_cents! });
   }
 }
+refundPayout.raises = refusals('RETURN_EXCEEDS_PAYOUT');
 
 /**
  * A return the provider delivered (a devolução of the receiving institution), at any time after the payment: also
@@ -198,3 +199,4 @@ export async function receivePayoutReturn(em: EntityManager, payoutId: string, s
     await refundPayout(tx, payoutId, state.refund);
   });
 }
+receivePayoutReturn.raises = refusals(refundPayout);

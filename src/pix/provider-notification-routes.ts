@@ -5,6 +5,7 @@ import { accountNumber, branch, cents, cuid, pixEndToEndId } from '../http/commo
 import { defineRoute, type Authenticator } from '../http/route.ts';
 import type { Services } from '../services.ts';
 import { documentSchema } from '../shared/documents.ts';
+import { refusals } from '../shared/errors.ts';
 import { centsAmountSchema } from '../shared/money.ts';
 import { hit } from '../shared/rate-limit.ts';
 import { freeText, z } from '../shared/zod.ts';
@@ -101,7 +102,7 @@ function signatureAuthenticator({ config, orm }: Services): Authenticator<undefi
   const limit = { name: 'pix-provider-notifications', limit: config.PIX_PROVIDER_NOTIFICATIONS_MAX_PER_MINUTE, windowSeconds: 60 };
   return {
     security: SIGNATURE_SCHEME,
-    errors: { 401: ['INVALID_SIGNATURE'], 429: ['RATE_LIMITED'] },
+    raises: refusals(hit, verifyProviderSignature),
     async authenticate(req, h) {
       await hit(orm.em.fork(), limit, req.ip ?? 'unknown');
       const signatures = req.headers['webhook-signature'];
@@ -146,11 +147,7 @@ export function registerPixProviderNotificationRoutes(router: Router, registry: 
         example: { status: 'applied', notificationId: 'msg_2KWPBgLlAfxdpx2AI54pPJ85f4W', type: 'payout.settled', result: { payoutId: 'p4k8m2x6z0b3n7q1w5r9t2v6', payoutStatus: 'POSTED', refundedCents: '0' } },
       },
     },
-    errors: {
-      404: ['PAYOUT_NOT_FOUND', 'RECEIVER_NOT_FOUND', 'NOT_FOUND'],
-      409: ['NOTIFICATION_ID_REUSED', 'CHARGE_ALREADY_PAID', 'CHARGE_EXPIRED'],
-      422: ['END_TO_END_ID_MISMATCH', 'PAYOUT_NOT_RETURNABLE', 'RETURN_EXCEEDS_PAYOUT', 'ACCOUNT_NOT_APPROVED', 'AMOUNT_BELOW_RECEIVE_FEE', 'CHARGE_AMOUNT_MISMATCH'],
-    },
+    raises: [applyProviderNotification],
     async handler({ headers: h, body, req }) {
       const answer = await applyProviderNotification(services.orm.em.fork(), services.config.TEMPORAL_TASK_QUEUE, h['webhook-id'], rawBodyOf(req), body);
       const { result } = answer;

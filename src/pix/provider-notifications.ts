@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Account } from '../accounts/entities.ts';
-import { AppError, notFound } from '../shared/errors.ts';
+import { DomainError, notFound, refusals } from '../shared/errors.ts';
 import { payCharge } from './charge-settlement.ts';
 import { findChargeByTxid } from './charge-store.ts';
 import { receivePix } from './incoming.ts';
@@ -58,7 +58,7 @@ export async function applyProviderNotification(em: EntityManager, taskQueue: st
         'select type, body_hash, result from pix_provider_notification where id = ?',
         [id],
       );
-      if (seen!.body_hash !== hash) throw new AppError(409, 'NOTIFICATION_ID_REUSED', 'This webhook-id was already received with a different body');
+      if (seen!.body_hash !== hash) throw new DomainError('NOTIFICATION_ID_REUSED');
       return { status: 'duplicate', notificationId: id, type: seen!.type, result: seen!.result };
     }
     const result = notification.type === 'pix.received' ? await applyIncomingPix(tx, taskQueue, notification.data) : await applyPayoutNotification(tx, notification);
@@ -72,13 +72,22 @@ const payoutResult = (payout: PixPayout): NotificationResult => ({ payoutId: pay
 /** A payout the provider was given: recorded and debited (a payout still REQUESTED or REJECTED was never submitted). */
 async function lockSubmittedPayout(tx: EntityManager, payoutId: string, endToEndId: string): Promise<PixPayout> {
   const [row] = await tx.execute<{ id: string }[]>(`select id from pix_payout where id = ? and status not in ('REQUESTED', 'REJECTED')`, [payoutId]);
-  if (!row) throw new AppError(404, 'PAYOUT_NOT_FOUND', 'No submitted payout has this payoutId');
+  if (!row) throw new DomainError('PAYOUT_NOT_FOUND');
   const payout = await lockPayout(tx, payoutId);
   if (payout.endToEndId !== null && payout.endToEndId !== endToEndId) {
-    throw new AppError(422, 'END_TO_END_ID_MISMATCH', `The payout settled under the end-to-end id ${payout.endToEndId}`);
+    throw new DomainError('END_TO_END_ID_MISMATCH', { endToEndId: payout.endToEndId });
   }
   return payout;
 }
+lockSubmittedPayout.raises = refusals('PAYOUT_NOT_FOUND', 'END_TO_END_ID_MISMATCH');
+
+/** Only a settled payout is returned; what may still be returned is `refundPayout`'s rule. */
+function assertReturnable(payout: PixPayout): void {
+  if (payout.state === 'FAILED' || payout.state === 'CANCELLED') {
+    throw new DomainError('PAYOUT_NOT_RETURNABLE', { state: payout.state });
+  }
+}
+assertReturnable.raises = refusals('PAYOUT_NOT_RETURNABLE');
 
 /** A payout's outcome; one already final (settled by the fallback query, say) is left as it is and answered as it stands. */
 async function applyPayoutNotification(tx: EntityManager, notification: Exclude<ProviderNotification, { type: 'pix.received' }>): Promise<NotificationResult> {
@@ -103,13 +112,7 @@ async function applyPayoutNotification(tx: EntityManager, notification: Exclude<
   }
   return payoutResult(await lockPayout(tx, payout.id));
 }
-
-/** Only a settled payout is returned; what may still be returned is `refundPayout`'s rule. */
-function assertReturnable(payout: PixPayout): void {
-  if (payout.state === 'FAILED' || payout.state === 'CANCELLED') {
-    throw new AppError(422, 'PAYOUT_NOT_RETURNABLE', `Only a settled payout can be returned; this one is ${payout.state}`);
-  }
-}
+applyPayoutNotification.raises = refusals(lockSubmittedPayout, assertReturnable, receivePayoutReturn);
 
 /**
  * An incoming Pix to an account of the platform, credited once by its end-to-end id: the same Pix notified again under
@@ -120,7 +123,7 @@ function assertReturnable(payout: PixPayout): void {
 async function applyIncomingPix(tx: EntityManager, taskQueue: string, pix: Extract<ProviderNotification, { type: 'pix.received' }>['data']): Promise<NotificationResult> {
   // Holder account numbers come from one sequence for the whole platform: branch and number name one account of any tenant.
   const receiver = await tx.findOne(Account, { agency: pix.receiver.branch, number: pix.receiver.account, kind: 'HOLDER' });
-  if (!receiver) throw new AppError(404, 'RECEIVER_NOT_FOUND', 'No account of the platform has this branch and account number');
+  if (!receiver) throw new DomainError('RECEIVER_NOT_FOUND');
   // Serializes the notifications of one Pix, so the credit's existence is decided by one of them at a time.
   await tx.execute('select pg_advisory_xact_lock(hashtext(?))', [`pix-in:${pix.endToEndId}`]);
   const [credited] = await tx.execute<{ id: string; amount_cents: string; fee_cents: string }[]>(
@@ -139,3 +142,7 @@ async function applyIncomingPix(tx: EntityManager, taskQueue: string, pix: Extra
   const received = await receivePix(tx, { tenantId: receiver.tenantId, accountId: receiver.id, amountCents: pix.amountCents, endToEndId: pix.endToEndId, payer: pix.payer });
   return { movementId: received.movementId, endToEndId: received.endToEndId, amountCents: received.amountCents, feeCents: received.feeCents };
 }
+applyIncomingPix.raises = refusals('RECEIVER_NOT_FOUND', 'NOT_FOUND', receivePix, payCharge);
+
+// Declared last: it names the steps above.
+applyProviderNotification.raises = refusals('NOTIFICATION_ID_REUSED', applyPayoutNotification, applyIncomingPix);

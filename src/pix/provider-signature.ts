@@ -1,11 +1,11 @@
 import { timingSafeEqual } from 'node:crypto';
-import { AppError } from '../shared/errors.ts';
+import { DomainError, refusals } from '../shared/errors.ts';
 import { signWithKey } from '../webhooks/signature.ts';
 
 /** How far a notification's timestamp may be from the platform's clock, either way (Standard Webhooks' tolerance). */
 export const REPLAY_WINDOW_SECONDS = 300;
 
-const invalid = (why: string) => new AppError(401, 'INVALID_SIGNATURE', `The notification is refused: ${why}`);
+const invalid = (why: string) => new DomainError('INVALID_SIGNATURE', { why });
 
 /**
  * Standard Webhooks verification of a Pix provider's notification: one of the `v1,<base64>` signatures in
@@ -24,3 +24,4 @@ export function verifyProviderSignature(secret: string, message: { id: string; t
   });
   if (!matches) throw invalid('no webhook-signature matches the body');
 }
+verifyProviderSignature.raises = refusals('INVALID_SIGNATURE');

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { AppError } from './errors.ts';
+import { DomainError, refusals } from './errors.ts';
 import { z } from './zod.ts';
 
 /**
@@ -22,5 +22,6 @@ export function requestHash(request: unknown): string {
 export function assertSameRequest(storedHash: string, hash: string): void {
   if (storedHash !== hash) throw idempotencyConflict();
 }
+assertSameRequest.raises = refusals('IDEMPOTENCY_KEY_REUSED');
 
-export const idempotencyConflict = () => new AppError(409, 'IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used with a different request');
+export const idempotencyConflict = () => new DomainError('IDEMPOTENCY_KEY_REUSED');

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AppError } from './errors.ts';
+import { DomainError, refusals } from './errors.ts';
 
 export interface RateLimit {
   /** Bucket name prefix, e.g. `auth-doc`. */
@@ -23,6 +23,7 @@ export async function hit(em: EntityManager, rule: RateLimit, key: string): Prom
   if (Math.random() < 0.01) await em.execute(`delete from rate_limit_hit where window_start < now() - interval '1 day'`);
   if (row!.hits > rule.limit) throw tooMany(rule);
 }
+hit.raises = refusals('RATE_LIMITED');
 
 export async function peek(em: EntityManager, rule: RateLimit, key: string): Promise<void> {
   const [row] = await em.execute<{ hits: number }[]>(
@@ -31,11 +32,10 @@ export async function peek(em: EntityManager, rule: RateLimit, key: string): Pro
   );
   if (row && row.hits >= rule.limit) throw tooMany(rule);
 }
+peek.raises = refusals('RATE_LIMITED');
 
 export async function reset(em: EntityManager, rule: RateLimit, key: string): Promise<void> {
   await em.execute('delete from rate_limit_hit where bucket = ?', [`${rule.name}:${key}`]);
 }
 
-function tooMany(rule: RateLimit): AppError {
-  return new AppError(429, 'RATE_LIMITED', `Too many attempts; try again in up to ${Math.ceil(rule.windowSeconds / 60)} minute(s)`);
-}
+const tooMany = (rule: RateLimit) => new DomainError('RATE_LIMITED', { windowSeconds: rule.windowSeconds });

@@ -25,7 +25,7 @@ export function registerStatementRoutes(router: Router, registry: OpenAPIRegistr
     params: accountIdParams,
     query: statementQuery,
     responses: { 200: { description: 'One page of transactions', schema: StatementPage, example: statementExample } },
-    errors: { 404: ['NOT_FOUND'] },
+    raises: [getOwnAccount],
     async handler({ auth: a, params, query }) {
       const account = await getOwnAccount(a.em, a.holder, params.accountId);
       return { status: 200, body: await statementPage(a.em, account, query, cursorKey) };
@@ -42,7 +42,7 @@ export function registerStatementRoutes(router: Router, registry: OpenAPIRegistr
     auth,
     params: payoutParams,
     responses: { 200: { description: 'The payout', schema: Payout, example: payoutExample } },
-    errors: { 404: ['NOT_FOUND'] },
+    raises: [getOwnAccount, sentPayout],
     async handler({ auth: a, params }) {
       const account = await getOwnAccount(a.em, a.holder, params.accountId);
       return { status: 200, body: await sentPayout(a.em, account, params.payoutId) };

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { defaultTevDescription, tevBeneficiary } from '../transfers/metadata.ts';
-import { notFound } from '../shared/errors.ts';
+import { notFound, refusals } from '../shared/errors.ts';
 import { entriesByMovement, findMovement, findReturnsOf } from '../ledger/store.ts';
 import { findPayout } from '../pix/payout-store.ts';
 import { tevSentBy } from '../transfers/visibility.ts';
@@ -98,3 +98,4 @@ export async function sentPayout(em: EntityManager, account: PayingAccount, payo
   if (!payout) throw notFound('Payout');
   return payout;
 }
+sentPayout.raises = refusals('NOT_FOUND');

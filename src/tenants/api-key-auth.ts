@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { Account } from '../accounts/entities.ts';
 import type { Authenticator } from '../http/route.ts';
 import type { Services } from '../services.ts';
-import { AppError, notFound } from '../shared/errors.ts';
+import { DomainError, notFound, refusals, validationError } from '../shared/errors.ts';
 import { authenticateApiKey, type ApiKeyPrincipal } from './service.ts';
 
 export interface IntegrationAuth {
@@ -14,7 +14,7 @@ export interface IntegrationAuth {
 export function apiKeyAuthenticator({ config, orm, credentials }: Services): Authenticator<IntegrationAuth> {
   return {
     security: 'apiKey',
-    errors: { 401: ['UNAUTHORIZED'] },
+    raises: refusals(authenticateApiKey),
     async authenticate(req) {
       const header = req.headers.authorization;
       const raw = header && /^Bearer \S+$/.test(header) ? header.slice('Bearer '.length) : undefined;
@@ -27,18 +27,19 @@ export function apiKeyAuthenticator({ config, orm, credentials }: Services): Aut
 /** A Pix account the key reaches; any other id is 403 whether or not it exists (nothing leaks across tenants). */
 export async function scopedAccount(auth: IntegrationAuth, pixAccountId: string): Promise<Account> {
   if (!auth.principal.pixAccountIds.includes(pixAccountId)) {
-    throw new AppError(403, 'ACCOUNT_NOT_IN_KEY_SCOPE', 'This API key does not reach that Pix account');
+    throw new DomainError('ACCOUNT_NOT_IN_KEY_SCOPE');
   }
   const account = await auth.em.findOne(Account, { pixAccountId, tenantId: auth.principal.tenantId, kind: 'HOLDER' });
   if (!account) throw notFound('Pix account');
   return account;
 }
+scopedAccount.raises = refusals('ACCOUNT_NOT_IN_KEY_SCOPE', 'NOT_FOUND');
 
 /** The Pix account a call acts for: `X-Pix-Account-Id` when given, else the key's only account. */
 function actingPixAccountId(auth: IntegrationAuth, pixAccountIdHeader: string | undefined): string {
   if (pixAccountIdHeader) return pixAccountIdHeader;
   if (auth.principal.pixAccountIds.length === 1) return auth.principal.pixAccountIds[0]!;
-  throw new AppError(400, 'VALIDATION_ERROR', 'This API key reaches several Pix accounts: name one in X-Pix-Account-Id', [
+  throw validationError('This API key reaches several Pix accounts: name one in X-Pix-Account-Id', [
     { path: 'headers.x-pix-account-id', message: 'required when the key reaches several Pix accounts' },
   ]);
 }
@@ -47,6 +48,7 @@ function actingPixAccountId(auth: IntegrationAuth, pixAccountIdHeader: string | 
 export async function actingAccount(auth: IntegrationAuth, pixAccountIdHeader: string | undefined): Promise<Account> {
   return scopedAccount(auth, actingPixAccountId(auth, pixAccountIdHeader));
 }
+actingAccount.raises = refusals(scopedAccount);
 
 /** A Pix account's id never changes: kept in process, bounded. */
 const accountIdByPixAccount = new Map<string, string>();
@@ -66,3 +68,4 @@ export async function actingAccountId(auth: IntegrationAuth, pixAccountIdHeader:
   accountIdByPixAccount.set(key, account.id);
   return account.id;
 }
+actingAccountId.raises = refusals(scopedAccount);

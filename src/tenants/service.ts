@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Account } from '../accounts/entities.ts';
 import { issueCredential, parseCredential, secretMatches } from '../shared/credentials.ts';
-import { AppError, notFound, unauthorized } from '../shared/errors.ts';
+import { DomainError, notFound, refusals, unauthorized, validationError } from '../shared/errors.ts';
 import { newCuid, newUuid } from '../shared/ids.ts';
 import { REVOCATION_CHANNEL, type CredentialCache, type CredentialRef } from './credential-cache.ts';
 import { ApiKey, Tenant, TenantApiKey } from './entities.ts';
@@ -47,13 +47,14 @@ export async function revokeTenantKey(em: EntityManager, tenantId: string, id: s
 /** Checks an `X-Tenant-Api-Key` for the tenant of `X-Tenant-Id`; every failure is the same 401. */
 export async function authenticateTenantKey(em: EntityManager, pepper: string, tenantId: string, raw: string | undefined): Promise<TenantApiKey> {
   const parsed = raw ? parseCredential('tnk', raw) : null;
-  if (!parsed) throw unauthorized('Missing or malformed X-Tenant-Api-Key');
+  if (!parsed) throw unauthorized('TENANT_KEY_MISSING');
   const row = await em.findOne(TenantApiKey, { prefix: parsed.prefix });
   if (!row || row.tenantId !== tenantId || row.revokedAt || !secretMatches(parsed.secret, row.secretHash, pepper)) {
-    throw unauthorized('Invalid, revoked or foreign tenant API key');
+    throw unauthorized('TENANT_KEY_INVALID');
   }
   return row;
 }
+authenticateTenantKey.raises = refusals('UNAUTHORIZED');
 
 /** Every api instance forgets the credential when the revocation commits (their caches LISTEN for it). */
 const announceRevocation = (em: EntityManager, ref: CredentialRef) => notifyAtCommit(em, REVOCATION_CHANNEL, ref);
@@ -70,10 +71,10 @@ export async function tenantKeyIsActive(em: EntityManager, cache: CredentialCach
 export async function createApiKey(em: EntityManager, pepper: string, tenantId: string, pixAccountIds: string[]): Promise<{ id: string; key: string }> {
   await getTenant(em, tenantId);
   const unique = [...new Set(pixAccountIds)];
-  if (unique.length === 0) throw new AppError(400, 'VALIDATION_ERROR', 'An API key needs at least one Pix account');
+  if (unique.length === 0) throw validationError('An API key needs at least one Pix account');
   const known = await em.find(Account, { tenantId, kind: 'HOLDER', pixAccountId: { $in: unique } }, { fields: ['pixAccountId'] });
   const unknown = unique.filter((id) => !known.some((a) => a.pixAccountId === id));
-  if (unknown.length > 0) throw new AppError(404, 'NOT_FOUND', `Pix account(s) not found in this tenant: ${unknown.join(', ')}`);
+  if (unknown.length > 0) throw new DomainError('PIX_ACCOUNTS_NOT_FOUND', { pixAccountIds: unknown });
   const credential = issueCredential('pak', pepper);
   const row = em.create(ApiKey, {
     id: newCuid(),
@@ -106,11 +107,12 @@ export interface ApiKeyPrincipal {
 /** Checks an `{api_url}` bearer key; every failure is the same 401. */
 export async function authenticateApiKey(em: EntityManager, cache: CredentialCache, pepper: string, raw: string | undefined): Promise<ApiKeyPrincipal> {
   const parsed = raw ? parseCredential('pak', raw) : null;
-  if (!parsed) throw unauthorized('Missing or malformed API key: send Authorization: Bearer pak_<prefix>.<secret>');
+  if (!parsed) throw unauthorized('API_KEY_MISSING');
   const row = await cache.get(`pak:${parsed.prefix}`, async () => {
     const key = await em.findOne(ApiKey, { prefix: parsed.prefix });
     return key && { id: key.id, tenantId: key.tenantId, secretHash: key.secretHash, pixAccountIds: key.pixAccountIds, revokedAt: key.revokedAt };
   });
-  if (!row || row.revokedAt || !secretMatches(parsed.secret, row.secretHash, pepper)) throw unauthorized('Invalid or revoked API key');
+  if (!row || row.revokedAt || !secretMatches(parsed.secret, row.secretHash, pepper)) throw unauthorized('API_KEY_INVALID');
   return { apiKeyId: row.id, tenantId: row.tenantId, pixAccountIds: row.pixAccountIds };
 }
+authenticateApiKey.raises = refusals('UNAUTHORIZED');

@@ -1,14 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { handOffUncertain, dispatchHandOff } from '../handoff/dispatch.ts';
-import { BLOCKED_MESSAGE } from '../identity/service.ts';
 import { definitelyRefused } from '../persistence/database-errors.ts';
 import type { Services } from '../services.ts';
-import { AppError, notFound } from '../shared/errors.ts';
+import { AppError, DomainError, isRefusal } from '../shared/errors.ts';
 import { derivedId } from '../shared/ids.ts';
-import { idempotencyConflict } from '../shared/idempotency.ts';
 import { within } from '../shared/time.ts';
 import { tevResolutionStart, type SandboxTevOutcome, type TevOrigin, type TevOutcome, type TevSubmission } from '../../workflows/contracts/tev.ts';
-import { settleTev, type Settlement, type SettlementRefusal } from './settlement.ts';
+import { settleTev, type Settlement } from './settlement.ts';
 
 export interface TevRequest {
   tenantId: string;
@@ -37,16 +35,6 @@ export const tevIdFor = (pepper: string, sourceAccountId: string, idempotencyKey
 export const SUBMITTED_UNKNOWN_REASON =
   'The outcome is not known yet; the platform resolves it by itself. Follow GET /v1/tev/:id or the tev.out.* events.';
 
-const REFUSALS: Record<Exclude<SettlementRefusal, 'APPROVAL_REQUIRED'>, () => AppError> = {
-  SOURCE_NOT_FOUND: () => notFound('Account'),
-  HOLDER_BLOCKED: () => new AppError(401, 'HOLDER_BLOCKED', BLOCKED_MESSAGE),
-  ONBOARDING_INCOMPLETE: () => new AppError(403, 'ONBOARDING_INCOMPLETE', 'Finish identity verification (onboardingLink) before operating the account'),
-  ACCOUNT_NOT_APPROVED: () => new AppError(403, 'ACCOUNT_NOT_APPROVED', 'The account is not APPROVED; operations need an APPROVED account'),
-  DESTINATION_NOT_FOUND: () => new AppError(400, 'DESTINATION_NOT_FOUND', 'No account with this branch and number in this tenant'),
-  SAME_ACCOUNT: () => new AppError(400, 'SAME_ACCOUNT', 'The destination is the source account itself'),
-  IDEMPOTENCY_KEY_REUSED: idempotencyConflict,
-  EXTERNAL_REF_TAKEN: () => new AppError(409, 'EXTERNAL_REF_TAKEN', 'This externalRef was already used by another transfer of this account'),
-};
 
 function resultOf(settled: Settlement): TevResult {
   switch (settled.code) {
@@ -59,7 +47,7 @@ function resultOf(settled: Settlement): TevResult {
     case 'APPROVAL_REQUIRED':
       return { kind: 'approval_required', destinationAccountId: settled.destinationId! };
     default:
-      throw REFUSALS[settled.code]();
+      throw new DomainError(settled.code);
   }
 }
 
@@ -102,7 +90,7 @@ export async function submitTev(services: Services, request: TevRequest): Promis
   try {
     return resultOf(await within(services.settlements.settle(submission), config.TEV_RESPONSE_DEADLINE_MS));
   } catch (err) {
-    if (err instanceof AppError) throw err;
+    if (isRefusal(err)) throw err;
     // The settlement refused the request itself (nothing was written): a known outcome, and one a workflow retrying
     // it would meet again. Only a lost connection, a timeout or the deadline leave the outcome unknown.
     if (definitelyRefused(err)) {

@@ -1,5 +1,4 @@
-import { command } from '../admin/command.ts';
-import { AppError } from '../shared/errors.ts';
+import { command, CommandError } from '../admin/command.ts';
 import { z } from '../shared/zod.ts';
 import { deliveryLog } from './delivery-store.ts';
 import { redeliver } from './delivery.ts';
@@ -11,7 +10,7 @@ export const webhookCommands = {
     usage: '(--event E | --webhook W) [--limit 50]',
     flags: z.object({ event: z.uuid().optional(), webhook: z.string().min(1).optional(), limit: z.coerce.number().int().min(1).max(500).default(50) }),
     async run({ em }, f) {
-      if (!f.event && !f.webhook) throw new AppError(400, 'USAGE_ERROR', 'Give --event or --webhook');
+      if (!f.event && !f.webhook) throw new CommandError('USAGE_ERROR', 'Give --event or --webhook');
       const rows = await deliveryLog(em, f.event ? { eventId: f.event } : { endpointId: f.webhook! }, f.limit, null);
       return {
         deliveries: rows.map((d) => ({

@@ -67,7 +67,7 @@ export function registerWebhookDeliveryRoutes(router: Router, registry: OpenAPIR
         example: { deliveries: [deliveryExample], pagination: { limit: 20, nextCursor: null, hasMore: false } },
       },
     },
-    errors: { 403: ['ACCOUNT_NOT_IN_KEY_SCOPE'], 404: ['NOT_FOUND'] },
+    raises: [scopedAccount, deliveryLogPage],
     async handler({ auth: a, params, query }) {
       const account = await scopedAccount(a, params.accountId);
       return { status: 200, body: await deliveryLogPage(a.em, config.KEY_PEPPER, account, params.webhookId, query) };
@@ -99,7 +99,7 @@ export function registerWebhookDeliveryRoutes(router: Router, registry: OpenAPIR
         example: { eventId: '0a9b8c7d-6e5f-4a3b-9c2d-1e0f9a8b7c6d', status: 'PENDING', round: 2 },
       },
     },
-    errors: { 403: ['ACCOUNT_NOT_IN_KEY_SCOPE'], 404: ['NOT_FOUND'], 409: ['WEBHOOK_DISABLED'], 429: ['RATE_LIMITED'] },
+    raises: [scopedAccount, hit, redeliver],
     async handler({ auth: a, params }) {
       const account = await scopedAccount(a, params.accountId);
       const endpoint = await findEndpointOfAccount(a.em, account.id, params.webhookId);

@@ -5,7 +5,7 @@ import type { Config } from '../config.ts';
 import { dispatchHandOff } from '../handoff/dispatch.ts';
 import { insertHandOff } from '../handoff/store.ts';
 import type { Orm } from '../persistence/orm.ts';
-import { AppError, notFound } from '../shared/errors.ts';
+import { DomainError, notFound, refusals } from '../shared/errors.ts';
 import { decodeCursor, pageOf } from '../shared/pagination.ts';
 import { newCuid } from '../shared/ids.ts';
 import { webhookEndpointWake, type BatchOutcome } from '../../workflows/contracts/webhook-endpoint.ts';
@@ -96,7 +96,7 @@ export async function deliverDueBatch({ orm, config }: { orm: Orm; config: Confi
  */
 export async function redeliver(em: EntityManager, client: Client, config: Pick<Config, 'TEMPORAL_TASK_QUEUE'>, endpoint: WebhookEndpoint | null, eventId: string) {
   if (!endpoint) throw notFound('Webhook endpoint');
-  if (!endpoint.enabled) throw new AppError(409, 'WEBHOOK_DISABLED', 'The endpoint is deleted; register it again to receive events');
+  if (!endpoint.enabled) throw new DomainError('WEBHOOK_DISABLED');
   const wake = webhookEndpointWake({ endpointId: endpoint.id, tenantId: endpoint.tenantId, accountId: endpoint.accountId });
   const { delivery, round, handOff } = await em.transactional(async (tx) => {
     const current = await lockDelivery(tx, endpoint.id, eventId);
@@ -107,6 +107,7 @@ export async function redeliver(em: EntityManager, client: Client, config: Pick<
   if (handOff) await dispatchHandOff(client, em, handOff);
   return { deliveryId: delivery.id, eventId, round, status: 'PENDING' as const, workflowId: wake.workflowId };
 }
+redeliver.raises = refusals('NOT_FOUND', 'WEBHOOK_DISABLED');
 
 /** One page of an endpoint's delivery log, newest first, each delivery with every attempt; another account's is 404. */
 export async function deliveryLogPage(em: EntityManager, cursorKey: string, account: { id: string }, webhookId: string, page: { limit: number; cursor?: string | undefined }) {
@@ -127,3 +128,4 @@ export async function deliveryLogPage(em: EntityManager, cursorKey: string, acco
   }));
   return { deliveries, pagination };
 }
+deliveryLogPage.raises = refusals('NOT_FOUND');

@@ -3,7 +3,7 @@ import type { Client } from '@temporalio/client';
 import type { Account } from '../accounts/entities.ts';
 import type { Config } from '../config.ts';
 import type { EventType } from '../events/outbox.ts';
-import { AppError, notFound } from '../shared/errors.ts';
+import { DomainError, notFound, refusals } from '../shared/errors.ts';
 import { newCuid } from '../shared/ids.ts';
 import { assertSameRequest, requestHash } from '../shared/idempotency.ts';
 import { decodeCursor, pageOf } from '../shared/pagination.ts';
@@ -47,9 +47,7 @@ export async function registerEndpoint(em: EntityManager, config: Config, accoun
     return { ...endpointView(existing), authToken: registration.authToken, signingSecret: signingSecret(registration.authToken) };
   }
   if (!config.SANDBOX && !(await resolvesToPublic(new URL(registration.url)))) {
-    throw new AppError(400, 'WEBHOOK_URL_NOT_ALLOWED', 'The URL must resolve to public addresses only (no loopback, private, link-local or metadata hosts)', [
-      { path: 'body.url', message: 'resolves to a non-public address' },
-    ]);
+    throw new DomainError('WEBHOOK_URL_NOT_ALLOWED', undefined, [{ path: 'body.url', message: 'resolves to a non-public address' }]);
   }
   const row = await insertEndpoint(em, {
     id: newCuid(),
@@ -66,6 +64,7 @@ export async function registerEndpoint(em: EntityManager, config: Config, accoun
   if (!row) return registerEndpoint(em, config, account, idempotencyKey, registration);
   return { ...endpointView(row), authToken: registration.authToken, signingSecret: signingSecret(registration.authToken) };
 }
+registerEndpoint.raises = refusals('WEBHOOK_URL_NOT_ALLOWED', assertSameRequest);
 
 /**
  * The Standard Webhooks form of the key the signature already uses: `whsec_` and the base64 of the authToken's UTF-8
@@ -102,3 +101,4 @@ export async function disableEndpoint(em: EntityManager, client: Client, config:
   await dispatchHandOff(client, em, handOff);
   return { id: endpointId, enabled: false };
 }
+disableEndpoint.raises = refusals('NOT_FOUND');

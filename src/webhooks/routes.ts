@@ -111,7 +111,7 @@ export function registerWebhookRoutes(router: Router, registry: OpenAPIRegistry,
         example: { ...webhookExample, authToken: AUTH_TOKEN_EXAMPLE, signingSecret: signingSecret(AUTH_TOKEN_EXAMPLE) },
       },
     },
-    errors: { 400: ['WEBHOOK_URL_NOT_ALLOWED'], 403: ['ACCOUNT_NOT_IN_KEY_SCOPE'], 404: ['NOT_FOUND'], 409: ['IDEMPOTENCY_KEY_REUSED'] },
+    raises: [scopedAccount, registerEndpoint],
     async handler({ auth: a, params, headers, body }) {
       const account = await scopedAccount(a, params.accountId);
       return { status: 201, body: await registerEndpoint(a.em, config, account, headers['idempotency-key'], body) };
@@ -134,7 +134,7 @@ export function registerWebhookRoutes(router: Router, registry: OpenAPIRegistry,
         example: { webhooks: [webhookExample], pagination: { limit: 20, nextCursor: null, hasMore: false } },
       },
     },
-    errors: { 403: ['ACCOUNT_NOT_IN_KEY_SCOPE'], 404: ['NOT_FOUND'] },
+    raises: [scopedAccount],
     async handler({ auth: a, params, query }) {
       const account = await scopedAccount(a, params.accountId);
       return { status: 200, body: await listEndpoints(a.em, config.KEY_PEPPER, account, query.limit, query.cursor) };
@@ -156,7 +156,7 @@ export function registerWebhookRoutes(router: Router, registry: OpenAPIRegistry,
         example: { id: 'wh3k8v1n6m2q9x4z7b0c5r1t', enabled: false },
       },
     },
-    errors: { 403: ['ACCOUNT_NOT_IN_KEY_SCOPE'], 404: ['NOT_FOUND'] },
+    raises: [scopedAccount, disableEndpoint],
     async handler({ auth: a, params }) {
       const account = await scopedAccount(a, params.accountId);
       return { status: 200, body: await disableEndpoint(a.em, temporal.client, config, account, params.webhookId) };
