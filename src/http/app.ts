@@ -5,7 +5,7 @@ import { pinoHttp } from 'pino-http';
 import swaggerUi from 'swagger-ui-express';
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { AppError, DomainError } from '../shared/errors.ts';
-import { answerTo } from './error-codes.ts';
+import { answerTo, ERROR_CODES } from './error-codes.ts';
 import { z } from '../shared/zod.ts';
 import { documentOperation } from './operation-doc.ts';
 import { generateDocument, REQUEST_ID_PATTERN, type DocumentInfo } from './openapi.ts';
@@ -121,7 +121,7 @@ export function createHttpApp(options: HttpAppOptions): Express {
   app.use((_req, res, next) => {
     const timer = setTimeout(() => {
       if (res.headersSent) return;
-      res.status(503).json({ code: 'UNAVAILABLE', message: 'The platform could not answer in time; retry later with the same Idempotency-Key' });
+      res.status(503).json({ code: 'UNAVAILABLE', message: ERROR_CODES.UNAVAILABLE });
     }, options.requestDeadlineMs);
     res.once('close', () => clearTimeout(timer));
     next();
@@ -198,7 +198,7 @@ const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
     return;
   }
   req.log.error({ err }, 'unhandled error');
-  res.status(500).json({ code: 'INTERNAL_ERROR', message: 'Something went wrong on our side; the request id in X-Request-Id helps support find it' });
+  res.status(500).json({ code: 'INTERNAL_ERROR', message: ERROR_CODES.INTERNAL_ERROR });
 };
 
 /** The client's mistakes that Express's own layers (body parsing, path decoding) report as errors with a 4xx status. */
@@ -208,8 +208,8 @@ function clientFailure(err: unknown): { status: number; code: string; message: s
   if (err instanceof URIError) return { status: 400, code: 'VALIDATION_ERROR', message: 'A path segment is not valid percent-encoded UTF-8' };
   const status = (err as { status?: unknown }).status;
   if (typeof status !== 'number' || status < 400 || status >= 500) return null;
-  if (status === 413) return { status, code: 'PAYLOAD_TOO_LARGE', message: 'The request body is too large' };
-  if (status === 415) return { status, code: 'UNSUPPORTED_MEDIA_TYPE', message: 'Send the body as UTF-8 JSON' };
+  if (status === 413) return { status, code: 'PAYLOAD_TOO_LARGE', message: ERROR_CODES.PAYLOAD_TOO_LARGE };
+  if (status === 415) return { status, code: 'UNSUPPORTED_MEDIA_TYPE', message: ERROR_CODES.UNSUPPORTED_MEDIA_TYPE };
   return { status: 400, code: 'VALIDATION_ERROR', message: 'The request could not be read' };
 }
 
