@@ -59,7 +59,7 @@ export function registerChargePayerRoutes(router: Router, registry: OpenAPIRegis
         },
       },
     },
-    errors: { 404: ['NOT_FOUND'], 409: ['CHARGE_ALREADY_PAID', 'CHARGE_EXPIRED'], 422: ['CHARGE_AMOUNT_MISMATCH', 'ACCOUNT_NOT_APPROVED', 'AMOUNT_BELOW_RECEIVE_FEE'] },
+    raises: [payCharge],
     async handler({ headers, params, body }) {
       const em = orm.em.fork();
       const { paid, handOff } = await payCharge(em, config.TEMPORAL_TASK_QUEUE, {

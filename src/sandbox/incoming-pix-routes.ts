@@ -42,7 +42,7 @@ export function registerIncomingPixRoutes(router: Router, registry: OpenAPIRegis
         example: { movementId: 'm3v8c1x6z9b2n7q4w0k5r8t1', endToEndId: 'E99999999202611221345aB3dE5fG7hJ', amountCents: '10000', feeCents: '0', balanceAfterCents: '10000' },
       },
     },
-    errors: { 404: ['NOT_FOUND'], 422: ['ACCOUNT_NOT_APPROVED', 'AMOUNT_BELOW_RECEIVE_FEE'] },
+    raises: [receivePix],
     async handler({ headers, body }) {
       const received = await receivePix(orm.em.fork(), {
         tenantId: headers['x-tenant-id'],

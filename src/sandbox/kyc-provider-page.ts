@@ -1,6 +1,7 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import express, { type Router } from 'express';
-import { documentOperation } from '../http/operation-doc.ts';
+import { errorsRaisedBy } from '../http/error-codes.ts';
+import { documentOperation, mergeErrors } from '../http/operation-doc.ts';
 import { defineRoute, HTTP_LAYER_ERRORS } from '../http/route.ts';
 import type { Holder } from '../identity/entities.ts';
 import { decideKyc, holderOfRequisition, openKycPage } from '../identity/kyc.ts';
@@ -90,7 +91,7 @@ export function registerKycProviderPageRoutes(router: Router, registry: OpenAPIR
         example: '<!doctype html><html lang="en"><head><title>KYC sandbox</title></head><body><h1>Identity verification (sandbox)</h1>…</body></html>',
       },
     },
-    errors: { ...HTTP_LAYER_ERRORS, 404: ['NOT_FOUND'] },
+    errors: mergeErrors(HTTP_LAYER_ERRORS, errorsRaisedBy([holderOfRequisition])),
   });
   router.get('/onboarding/:requisitionId', async (req, res) => {
     const params = requisitionParams.safeParse(req.params);
@@ -122,7 +123,7 @@ export function registerKycProviderPageRoutes(router: Router, registry: OpenAPIR
       202: { description: 'Decision accepted; the worker has not applied it yet', schema: KycOutcome, example: { status: 'PENDING', onboardingStep: 'IN_PROGRESS', accountStatus: null } },
       303: { description: 'A form post: back to the page', headers: { Location: { description: 'The onboarding page', schema: { type: 'string' } } } },
     },
-    errors: { 404: ['NOT_FOUND'], 409: ['ONBOARDING_FINISHED'] },
+    raises: [holderOfRequisition, decideKyc],
     async handler({ headers, params, body, req }) {
       const holder = await holderOfRequisition(services, params.requisitionId, headers['x-tenant-id']);
       const { holder: decided, accountStatus } = await decideKyc(services, holder, {
