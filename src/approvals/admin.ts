@@ -1,11 +1,11 @@
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import { Account } from '../accounts/entities.ts';
-import { command, presentFlag, type AdminContext } from '../admin/command.ts';
+import { command, CommandError, presentFlag, type AdminContext } from '../admin/command.ts';
 import { dispatchHandOff } from '../handoff/dispatch.ts';
 import { insertHandOffs, type HandOff } from '../handoff/store.ts';
 import { Holder } from '../identity/entities.ts';
 import { digitsDocument } from '../identity/schemas.ts';
-import { AppError, notFound } from '../shared/errors.ts';
+import { notFound } from '../shared/errors.ts';
 import { z } from '../shared/zod.ts';
 import { approvalCancelledWake } from '../../workflows/contracts/approval.ts';
 import { cancelPendingApprovalsOf, movePendingApprovals } from './store.ts';
@@ -30,11 +30,11 @@ async function setDualApproval(em: EntityManager, taskQueue: string, f: z.infer<
     cancelledRequests = cancelled.map((r) => r.requestId);
     handOffs = await insertHandOffs(em, taskQueue, cancelled.map(approvalCancelledWake));
   } else {
-    if (!f['approver-document']) throw new AppError(400, 'USAGE_ERROR', 'Give --approver-document D, or --off');
+    if (!f['approver-document']) throw new CommandError('USAGE_ERROR', 'Give --approver-document D, or --off');
     const approver = await em.findOne(Holder, { tenantId: account.tenantId, document: f['approver-document'] });
     if (!approver) throw notFound('Approver holder in the account tenant');
-    if (approver.id === account.holderId) throw new AppError(400, 'INVALID_APPROVER', "The approver must be another holder than the account's own");
-    if (approver.status !== 'ACTIVE') throw new AppError(400, 'INVALID_APPROVER', 'The approver must be an ACTIVE holder');
+    if (approver.id === account.holderId) throw new CommandError('INVALID_APPROVER', "The approver must be another holder than the account's own");
+    if (approver.status !== 'ACTIVE') throw new CommandError('INVALID_APPROVER', 'The approver must be an ACTIVE holder');
     account.approverHolderId = approver.id;
     movedRequests = await movePendingApprovals(em, account.id, approver.id);
   }
