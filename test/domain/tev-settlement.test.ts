@@ -266,6 +266,14 @@ describe('DEFER, then RESOLVE or FAIL', () => {
     expect(await balances(w)).toEqual({ payer: 10_000n, payee: 0n, revenue: 0n });
     expect(await eventsOf(s.tevId)).toEqual(['tev.out.failed']);
   });
+
+  test('a mode settle_tev does not know (HOLD, as DEFER was called before) is refused, nothing written', async () => {
+    const w = await world();
+    const s = transfer(w, 1_000n);
+    await expect(settle(s, 'HOLD' as SettleMode)).rejects.toThrow(/unknown mode HOLD/);
+    expect(await recordOf(s.tevId)).toBeUndefined();
+    expect(await balances(w)).toEqual({ payer: 10_000n, payee: 0n, revenue: 0n });
+  });
 });
 
 describe('resolveTev, the resolution workflow step', () => {

@@ -47,6 +47,11 @@ declare
   v_when jsonb;
   v_event jsonb;
 begin
+  -- A mode this function does not know would skip the request-time checks like RESOLVE: refused instead (an api
+  -- older than the rename of HOLD to DEFER, say, while it still runs beside the new function).
+  if p_mode not in ('SUBMIT', 'DEFER', 'RESOLVE', 'FAIL') then
+    raise exception 'settle_tev: unknown mode %', p_mode;
+  end if;
   tev_id := p_tev_id;
   -- One statement finds and locks the accounts in one order (transfers touching the same accounts in any
   -- direction queue instead of deadlocking), with their holders and fees; the tenant's fee revenue account
