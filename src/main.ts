@@ -10,7 +10,9 @@ import { closeServices, openServices } from './services.ts';
 /** The api process: the holder API on PORT and the integration API on API_PORT. */
 const config = loadConfigOrExit();
 const logger = createLogger(config.LOG_LEVEL, 'api');
-const services = await openServices(config, logger);
+// The sandbox's TEV outcomes, loaded with SANDBOX=1 only: a production api runs no sandbox code.
+const deferredTevOutcome = config.SANDBOX ? (await import('./sandbox/tev-outcomes.ts')).sandboxTevOutcomes(config) : undefined;
+const services = await openServices(config, logger, deferredTevOutcome);
 if (config.NODE_ENV === 'development') await migrate(services.orm, config.DATABASE_URL, logger);
 
 async function listen(name: string, app: ReturnType<typeof createHolderApp>, port: number): Promise<Server> {

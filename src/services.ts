@@ -26,11 +26,12 @@ export interface Services {
   deferredTevOutcome?: ((amountCents: bigint) => SandboxTevOutcome | null) | undefined;
 }
 
-/** Opens the database; Temporal is connected lazily, so the api runs (and says so on /health) while it is away. */
-export async function openServices(config: Config, logger: Logger): Promise<Services> {
+/**
+ * Opens the database; Temporal is connected lazily, so the api runs (and says so on /health) while it is away.
+ * `deferredTevOutcome` is the sandbox's when the process runs one (src/main.ts).
+ */
+export async function openServices(config: Config, logger: Logger, deferredTevOutcome?: Services['deferredTevOutcome']): Promise<Services> {
   const orm = await openOrm(config.DATABASE_URL, config.DATABASE_POOL_MAX);
-  // Loaded with SANDBOX=1 only: a production process runs no sandbox code.
-  const deferredTevOutcome = config.SANDBOX ? (await import('./sandbox/tev-outcomes.ts')).sandboxTevOutcomes(config) : undefined;
   return {
     config,
     logger,

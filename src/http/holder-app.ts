@@ -4,7 +4,7 @@ import { holderAuthenticator } from '../identity/authenticator.ts';
 import { registerIdentityRoutes } from '../identity/routes.ts';
 import { registerPixPaymentRoutes } from '../pix/payment-routes.ts';
 import { registerPixLocationRoutes } from '../pix/location-routes.ts';
-// Mounted when SANDBOX=1: with services.ts, the only production code that imports src/sandbox/ (test/sandbox-boundary.test.ts).
+// Mounted when SANDBOX=1: with the api's entry point, the only production code that imports src/sandbox/ (test/sandbox-boundary.test.ts).
 import { registerSandboxRoutes } from '../sandbox/routes.ts';
 import type { Services } from '../services.ts';
 import { registerStatementRoutes } from '../statements/routes.ts';
