@@ -12,12 +12,13 @@ import type pg from 'pg';
  * Listed in the order they are applied (a function before the ones that call it). Paths are relative to `src/`.
  */
 export const FUNCTION_SOURCES = [
+  'ledger/sql/rules.sql',
+  'ledger/sql/posting.sql',
   'ledger/sql/settle_tev.sql',
   'ledger/sql/settle_tev_batch.sql',
-  'ledger/sql/post_tenant_credits.sql',
-  'ledger/sql/debit_pix_payout.sql',
+  'ledger/sql/post_pix_debits.sql',
   'ledger/sql/debit_pix_payout_batch.sql',
-  'ledger/sql/posting.sql',
+  'ledger/sql/debit_pix_payout.sql',
   'ledger/sql/credit_incoming_pix.sql',
   'ledger/sql/refund_pix_charge.sql',
   'ledger/sql/return_pix_payout.sql',

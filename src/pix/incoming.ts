@@ -66,7 +66,7 @@ export async function creditIncomingPix(
     paymentDate: row.payment_date,
   };
 }
-creditIncomingPix.raises = refusals('ACCOUNT_NOT_FOUND', 'RECEIVER_NOT_APPROVED', 'AMOUNT_BELOW_RECEIVE_FEE');
+creditIncomingPix.raises = refusals('ACCOUNT_NOT_FOUND', 'RECEIVER_NOT_APPROVED', 'ACCOUNT_NOT_ACTIVE', 'AMOUNT_BELOW_RECEIVE_FEE');
 
 /** Credits an incoming Pix and writes `pix.in.received`, in one transaction. */
 export async function receivePix(em: EntityManager, pix: IncomingPix): Promise<ReceivedPix> {

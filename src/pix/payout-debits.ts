@@ -96,7 +96,7 @@ export type PixDebitQueueConfig = Pick<Config, 'PIX_BATCH_LANES' | 'PIX_BATCH_MA
 
 /**
  * The request path's Pix debits (`PostingQueue`), keyed by payer only: every debit of a tenant credits its settlement
- * account, but the SQL locks that account last, in one statement per batch (`post_tenant_credits`), so batches of one
+ * account, but the SQL locks that account last, in one statement per batch (`post_pix_debits`), so batches of one
  * tenant run beside each other and queue only for that statement and the commit.
  */
 export class PixDebitQueue extends PostingQueue<DebitRequest, DebitRow> {

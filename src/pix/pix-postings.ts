@@ -16,7 +16,7 @@ import type { PixParty } from './provider.ts';
 const postingIds = (): string => `{${Array.from({ length: 7 }, newCuid).join(',')}}`;
 
 export interface CreditRow {
-  code: 'CREDITED' | 'ACCOUNT_NOT_FOUND' | 'ACCOUNT_NOT_APPROVED' | 'AMOUNT_BELOW_RECEIVE_FEE';
+  code: 'CREDITED' | 'ACCOUNT_NOT_FOUND' | 'ACCOUNT_NOT_APPROVED' | 'ACCOUNT_NOT_ACTIVE' | 'AMOUNT_BELOW_RECEIVE_FEE';
   movement_id: string;
   fee_cents: string;
   balance_after_cents: string;

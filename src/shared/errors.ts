@@ -104,6 +104,7 @@ export const REFUSALS = {
   // Incoming Pix (`credit_incoming_pix`, whose ACCOUNT_NOT_APPROVED is RECEIVER_NOT_APPROVED here) and charges
   ACCOUNT_NOT_FOUND: { code: 'NOT_FOUND', message: notFoundMessage('Account') },
   RECEIVER_NOT_APPROVED: { code: 'ACCOUNT_NOT_APPROVED', message: 'The account cannot receive money before KYC approval' },
+  ACCOUNT_NOT_ACTIVE: { message: 'The account is blocked or closed and receives nothing: the Pix goes back to its payer' },
   /** With the receive fee when the rule that refused knows it. */
   AMOUNT_BELOW_RECEIVE_FEE: { message: (facts?: { feeCents: bigint }) => `The amount does not cover the receive fee${facts ? ` of ${facts.feeCents} cents` : ''}` },
   CHARGE_ALREADY_PAID: { message: 'This charge was already paid' },

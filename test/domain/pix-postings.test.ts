@@ -121,6 +121,17 @@ describe('incoming Pix', () => {
     expect(before.counts).toEqual(rejected.counts);
     expect(await tenantState(w.tenantId)).toEqual(rejected);
   });
+
+  test.each(['BLOCKED', 'CLOSED'])('an account whose holder is %s receives nothing (the provider returns it): ACCOUNT_NOT_ACTIVE', async (status) => {
+    const w = await world();
+    await sql('update holder set status = $2 where id = $1', [w.holder.holderId, status]);
+    const before = await tenantState(w.tenantId);
+    const payer = { name: 'Pagador', document: '12345678909', ispb: '12345678', institution: 'Banco', branch: '0001', account: '1' };
+    await expect(receivePix(db.em(), { tenantId: w.tenantId, accountId: w.holder.accountId, amountCents: 500n, payer })).rejects.toMatchObject({
+      code: 'ACCOUNT_NOT_ACTIVE',
+    });
+    expect(await tenantState(w.tenantId)).toEqual(before);
+  });
 });
 
 describe('a payout', () => {

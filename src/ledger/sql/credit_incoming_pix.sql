@@ -15,6 +15,7 @@ declare
   v_fee bigint;
   r record;
   v_holder record;
+  v_has_holder boolean := false;
   v_settlement uuid;
   v_revenue uuid;
   v_now timestamptz;
@@ -22,19 +23,24 @@ declare
 begin
   -- Any incoming Pix (a charge's payment too): the amount from the settlement account (money at the Pix provider),
   -- the receive fee to the tenant's revenue, one statement transaction on the holder's account. The fee is read
-  -- before the locks: the fee revenue account is locked only when a fee applies.
-  select f.pix_in into v_fee from pix_fees(p_tenant_id, p_account_id) f;
-  if not found then code := 'ACCOUNT_NOT_FOUND'; return next; return; end if;
+  -- before the locks: the fee revenue account is locked only when a fee applies. An account that is not a holder
+  -- account of the tenant locks no holder: ACCOUNT_NOT_FOUND.
+  select f.pix_in into v_fee from fee_schedule_of(p_account_id, p_tenant_id) f;
   for r in select * from lock_accounts(p_tenant_id, array[p_account_id],
                                        case when v_fee > 0 then array['SETTLEMENT', 'FEE_REVENUE'] else array['SETTLEMENT'] end) loop
     case r.kind
-      when 'HOLDER' then v_holder := r;
+      when 'HOLDER' then v_holder := r; v_has_holder := true;
       when 'SETTLEMENT' then v_settlement := r.id;
       else v_revenue := r.id;
     end case;
   end loop;
+  -- The account receives only what it may move (account_refusal): before KYC approval (or rejected) it is
+  -- ACCOUNT_NOT_APPROVED; when its holder is blocked or closed, ACCOUNT_NOT_ACTIVE. Either way nothing is credited and
+  -- the provider returns the Pix to its payer.
   code := case
+    when not v_has_holder then 'ACCOUNT_NOT_FOUND'
     when v_holder.status <> 'APPROVED' then 'ACCOUNT_NOT_APPROVED'
+    when not v_holder.may_move then 'ACCOUNT_NOT_ACTIVE'
     when v_fee >= p_amount then 'AMOUNT_BELOW_RECEIVE_FEE'
   end;
   if code is not null then return next; return; end if;

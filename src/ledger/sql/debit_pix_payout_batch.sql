@@ -5,25 +5,54 @@ language plpgsql as $$
 declare
   r record;
   d record;
-  v_credits jsonb := '[]'::jsonb;
+  -- Debits accepted so far: their postings, what they take from each payer, and each one's request by payout id.
+  v_debits jsonb := '[]'::jsonb;
+  v_debited jsonb := '{}'::jsonb;
+  v_accepted jsonb := '{}'::jsonb;
+  v_handoffs jsonb := '[]'::jsonb;
 begin
-  -- Several Pix debits in one transaction. The payers are locked first, all of them, in id order; each debit then
-  -- does its payer's side; the tenants' side of all of them is posted last, in one statement (post_tenant_credits),
-  -- so batches of one tenant run beside each other and queue only for that statement and their commit.
+  -- Pix debits in one transaction. The payers are locked first, all of them, in id order; each debit is then decided
+  -- on its payer (debit_pix_payout_payer), and those accepted are posted together last (post_pix_debits), so batches
+  -- of one tenant run beside each other and queue only for the tenant's own accounts and their commit. A payout is
+  -- recorded after its debit's movement, which it references.
   perform 1 from account a
-   where a.id in (select (e->>'account_id')::uuid from jsonb_array_elements(p_items) e)
+   where a.id = any(array(select (e->>'account_id')::uuid from jsonb_array_elements(p_items) e))
    order by a.id
      for no key update of a;
 
   for r in select e.item, e.ord from jsonb_array_elements(p_items) with ordinality e(item, ord) loop
+    if v_accepted ? (r.item->>'payout_id') then
+      -- The same request twice in one batch: the second answers as the first (accepted, not recorded yet).
+      return query select r.ord,
+        case when v_accepted->(r.item->>'payout_id')->>'request_hash' <> r.item->>'request_hash' then 'IDEMPOTENCY_KEY_REUSED' else 'RECORDED' end,
+        'PROCESSING', null::text, (v_accepted->(r.item->>'payout_id')->>'fee')::bigint, now();
+      continue;
+    end if;
     select * into d from debit_pix_payout_payer(
       r.item->>'payout_id', (r.item->>'tenant_id')::uuid, (r.item->>'account_id')::uuid, r.item->>'channel',
       (r.item->>'amount')::bigint, r.item->>'pix_key', r.item->>'pix_key_type', r.item->'beneficiary',
       nullif(r.item->'qr', 'null'::jsonb), r.item->>'description', r.item->>'idempotency_key', r.item->>'request_hash',
-      array(select jsonb_array_elements_text(r.item->'ids')), nullif(r.item->'handoff', 'null'::jsonb));
-    if d.credit is not null then v_credits := v_credits || jsonb_build_array(d.credit); end if;
+      array(select jsonb_array_elements_text(r.item->'ids')), coalesce((v_debited->>(r.item->>'account_id'))::bigint, 0));
+    if d.debit is not null then
+      v_debits := v_debits || jsonb_build_array(d.debit);
+      v_debited := v_debited || jsonb_build_object(r.item->>'account_id',
+        coalesce((v_debited->>(r.item->>'account_id'))::bigint, 0) + (d.debit->>'amount')::bigint + d.fee_cents);
+      v_accepted := v_accepted || jsonb_build_object(r.item->>'payout_id', d.debit);
+      -- The settlement workflow's hand-off, due at once: no request waits for Temporal, the reconciler starts it.
+      if nullif(r.item->'handoff', 'null'::jsonb) is not null then v_handoffs := v_handoffs || jsonb_build_array(r.item->'handoff'); end if;
+    end if;
     return query select r.ord, d.code, d.status, d.reason, d.fee_cents, d.created_at;
   end loop;
 
-  if jsonb_array_length(v_credits) > 0 then perform post_tenant_credits(v_credits); end if;
+  if jsonb_array_length(v_debits) > 0 then
+    perform post_pix_debits(v_debits);
+    insert into pix_payout (id, tenant_id, account_id, channel, amount_cents, fee_cents, pix_key, pix_key_type, beneficiary, qr,
+                            description, idempotency_key, request_hash, status, movement_id)
+    select p.payout_id, p.tenant_id, p.account_id, p.channel, p.amount, p.fee, p.pix_key, p.pix_key_type, p.beneficiary,
+           nullif(p.qr, 'null'::jsonb), p.description, p.idempotency_key, p.request_hash, 'PROCESSING', p.ids[1]
+      from jsonb_to_recordset(v_debits) as p(payout_id text, tenant_id uuid, account_id uuid, channel text, amount bigint, fee bigint,
+                                             pix_key text, pix_key_type text, beneficiary jsonb, qr jsonb, description text,
+                                             idempotency_key text, request_hash text, ids text[]);
+  end if;
+  if jsonb_array_length(v_handoffs) > 0 then perform record_workflow_starts(v_handoffs, true); end if;
 end $$;

@@ -25,7 +25,7 @@ begin
 
   if v_payout.status = 'REQUESTED' then
     select case when v_payout.channel = 'QR_CODE_OUT' then f.qr_out else f.pix_out end into v_fee
-      from pix_fees(v_payout.tenant_id, v_payout.account_id) f;
+      from fee_schedule_of(v_payout.account_id, v_payout.tenant_id) f;
     for r in select * from lock_accounts(v_payout.tenant_id, array[v_payout.account_id],
                                          case when v_fee > 0 then array['SETTLEMENT', 'FEE_REVENUE'] else array['SETTLEMENT'] end) loop
       case r.kind

@@ -29,12 +29,10 @@ declare
   v_has_dst boolean := false;
   -- The destination's id apart from its record: PL/pgSQL cannot read a field of a record never assigned.
   v_dst_id uuid;
-  v_settling boolean := false;
+  v_named_id uuid;
   v_rev_id uuid;
-  v_rev_balance bigint;
+  v_settling boolean := false;
   v_tev tev_transfer;
-  v_agency text := lpad(coalesce(nullif(ltrim(p_destination_branch, '0'), ''), '0'), 4, '0');
-  v_number text := ltrim(p_destination_account, '0');
   v_hash text;
   v_fee_out bigint;
   v_fee_in bigint;
@@ -42,8 +40,6 @@ declare
   v_reason text;
   v_description text;
   v_now timestamptz;
-  v_local timestamp;
-  v_offset integer;
   v_when jsonb;
   v_event jsonb;
 begin
@@ -53,53 +49,26 @@ begin
     raise exception 'settle_tev: unknown mode %', p_mode;
   end if;
   tev_id := p_tev_id;
-  -- One statement finds and locks the accounts in one order (transfers touching the same accounts in any
-  -- direction queue instead of deadlocking), with their holders and fees; the tenant's fee revenue account
-  -- joins them when a TEV fee may apply.
-  for r in
-    select a.id, a.kind, a.status, a.balance_cents, a.agency, a.number, a.pix_account_id, a.approver_holder_id,
-           h.status as holder_status, h.onboarding_step, h.name, h.document,
-           coalesce(account_may_move_money(a.status, h.status, h.onboarding_step), false) as may_move,
-           coalesce(own.tev_out_cents, ten.tev_out_cents, 0) as fee_out, coalesce(own.tev_in_cents, ten.tev_in_cents, 0) as fee_in
-      from account a
-      left join holder h on h.id = a.holder_id
-      left join fee_schedule own on own.account_id = a.id
-      left join fee_schedule ten on ten.tenant_id = a.tenant_id and ten.account_id is null
-     where a.tenant_id = p_tenant_id
-       and ((a.kind = 'HOLDER' and (a.id = p_source_id or a.id = p_destination_id
-                                    or (p_destination_id is null and a.agency = v_agency and a.number = v_number)))
-            -- Any fee that may apply: the tenant's, or the source's or destination's own (by id, or by branch and
-            -- number). The fee revenue account must be locked here, after the holders.
-            or (a.kind = 'FEE_REVENUE' and exists (
-                  select 1 from fee_schedule f
-                   where f.tenant_id = p_tenant_id and (f.tev_out_cents > 0 or f.tev_in_cents > 0)
-                     and (f.account_id is null or f.account_id = p_source_id or f.account_id = p_destination_id
-                          or (p_destination_id is null and f.account_id in (
-                                select d.id from account d
-                                 where d.tenant_id = p_tenant_id and d.kind = 'HOLDER' and d.agency = v_agency and d.number = v_number))))))
-     -- Holders first, then the tenant's own accounts: the order every posting locks in (post_tenant_credits).
-     order by a.kind <> 'HOLDER', a.id
-       for no key update of a
-  loop
-    if r.kind = 'FEE_REVENUE' then
-      v_rev_id := r.id;
-      v_rev_balance := r.balance_cents;
-      continue;
-    end if;
+  -- The destination by id, or by branch and number; the fees in force, read before the locks so that the fee revenue
+  -- account is locked only when a fee applies.
+  select d.id, fo.tev_out, fi.tev_in into v_named_id, v_fee_out, v_fee_in
+    from (select coalesce(p_destination_id, holder_account_by_number(p_tenant_id, p_destination_branch, p_destination_account)) as id) d
+    cross join fee_schedule_of(p_source_id, p_tenant_id) fo
+    cross join fee_schedule_of(d.id, p_tenant_id) fi;
+  v_fees := v_fee_out + v_fee_in;
+  -- Holders by id, then the tenant's fee revenue account: transfers touching the same accounts in any direction
+  -- queue instead of deadlocking.
+  for r in select * from lock_accounts(p_tenant_id, array[p_source_id, v_named_id],
+                                       case when v_fees > 0 then '{FEE_REVENUE}'::text[] else '{}'::text[] end) loop
+    if r.kind = 'FEE_REVENUE' then v_rev_id := r.id; continue; end if;
     if r.id = p_source_id then v_src := r; v_has_src := true; end if;
-    if r.id = p_destination_id or (p_destination_id is null and r.agency = v_agency and r.number = v_number) then
-      v_dst := r; v_has_dst := true; v_dst_id := r.id;
-    end if;
+    if r.id = v_named_id then v_dst := r; v_has_dst := true; v_dst_id := r.id; end if;
   end loop;
 
   if not v_has_src then
     code := 'SOURCE_NOT_FOUND';
   elsif p_mode in ('SUBMIT', 'DEFER') then
-    code := case
-      when v_src.holder_status in ('BLOCKED', 'CLOSED') then 'HOLDER_BLOCKED'
-      when v_src.holder_status <> 'ACTIVE' or v_src.onboarding_step <> 'DONE' then 'ONBOARDING_INCOMPLETE'
-      when v_src.status <> 'APPROVED' then 'ACCOUNT_NOT_APPROVED'
-    end;
+    code := v_src.refusal;
   end if;
   -- A closed account (its holder CLOSED, or the account REJECTED at onboarding) receives nothing, like one that never
   -- existed; a blocked or still onboarding one is a transfer refused with DESTINATION_NOT_ACTIVE.
@@ -126,11 +95,8 @@ begin
     return;
   end if;
 
-  v_fee_out := v_src.fee_out;
-  v_fee_in := v_dst.fee_in;
-  v_fees := v_fee_out + v_fee_in;
   if v_fees > 0 and v_rev_id is null then raise exception 'tenant % has no fee revenue account', p_tenant_id; end if;
-  v_description := coalesce(p_description, 'Transferência para ' || v_dst.name);
+  v_description := tev_description(p_description, v_dst.holder_name);
   v_reason := case
     when p_mode = 'FAIL' then p_fail_reason
     -- A transfer resolved after its outcome was unknown never skips the account's dual approval: it fails, and
@@ -176,12 +142,7 @@ begin
       return;
     end if;
   elsif p_mode = 'DEFER' then
-    if p_handoff is not null then
-      insert into workflow_start (key, task_queue, workflow_type, workflow_id, args, search_attributes, reuse_policy)
-      values (p_handoff->>'workflowId', p_handoff->>'taskQueue', p_handoff->>'workflowType', p_handoff->>'workflowId',
-              p_handoff->'args', p_handoff->'searchAttributes', p_handoff->>'reusePolicy')
-      on conflict (key) do nothing;
-    end if;
+    if p_handoff is not null then perform record_workflow_starts(jsonb_build_array(p_handoff), false); end if;
     code := 'PROCESSING';
     return next; return;
   end if;
@@ -191,7 +152,7 @@ begin
     'tevTransferId', v_tev.id, 'endToEndId', v_tev.end_to_end_id, 'amountCents', p_amount::text,
     'externalRef', v_tev.external_ref, 'description', v_description,
     'payerAccount', v_src.number, 'payerBranch', v_src.agency, 'beneficiaryAccount', v_dst.number, 'beneficiaryBranch', v_dst.agency,
-    'occurredAt', to_char(v_now at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'));
+    'occurredAt', iso_utc(v_now));
 
   if v_reason is not null then
     insert into event_outbox (id, tenant_id, account_id, pix_account_id, type, data)
@@ -202,49 +163,35 @@ begin
   end if;
 
   -- 'date' is when the transfer was submitted; 'paymentDate' when it settled, in America/Sao_Paulo.
-  v_local := v_now at time zone 'America/Sao_Paulo';
-  v_offset := round(extract(epoch from (v_local - (v_now at time zone 'UTC'))) / 60);
-  v_when := jsonb_build_object(
-    'date', to_char(v_tev.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-    'endToEndId', v_tev.end_to_end_id,
-    'paymentDate', to_char(v_local, 'YYYY-MM-DD HH24:MI:SS') || case when v_offset < 0 then '-' else '+' end
-                   || lpad((abs(v_offset) / 60)::text, 2, '0') || ':' || lpad((abs(v_offset) % 60)::text, 2, '0'));
-
-  insert into movement (id, statement_id, tenant_id, account_id, operation_id, source, channel, direction, status, payout_status,
-                        status_external, amount_cents, fee_cents, balance_after_cents, description, external_ref, end_to_end_id,
-                        reverses_movement_id, metadata, created_at)
-  select m.* from (values
-    (p_ids[1], gen_random_uuid(), p_tenant_id, v_src.id, v_tev.id, 'TEF_OUT', 'TEF', 'DEBIT', 'DONE', 'POSTED', 'SUCCESS',
-     p_amount, v_fee_out, v_src.balance_cents - p_amount - v_fee_out, v_description, v_tev.external_ref, v_tev.end_to_end_id, null::text,
-     v_when || jsonb_build_object(
-       'payer', jsonb_build_object('branch', v_src.agency, 'account', v_src.number),
-       'beneficiary', jsonb_build_object('ispb', '00000000', 'name', v_dst.name, 'branch', v_dst.agency, 'account', v_dst.number,
-                                         'document', v_dst.document, 'accountType', 'CACC', 'branchDigit', null, 'accountModel', 'INTERNAL')),
-     v_now),
-    (p_ids[2], gen_random_uuid(), p_tenant_id, v_dst.id, v_tev.id, 'TEF_IN', 'TEF', 'CREDIT', 'DONE', null, 'SUCCESS',
-     p_amount, v_fee_in, v_dst.balance_cents + p_amount - v_fee_in, v_description, v_tev.external_ref, v_tev.end_to_end_id, null,
-     v_when || jsonb_build_object(
-       'payer', jsonb_build_object('ispb', '00000000', 'name', v_src.name, 'branch', v_src.agency, 'account', v_src.number, 'document', v_src.document),
-       'beneficiary', jsonb_build_object('branch', v_dst.agency, 'account', v_dst.number)),
-     v_now),
-    -- The platform's side of the double entry: both fees of the transfer, in one credit.
-    (p_ids[3], gen_random_uuid(), p_tenant_id, case when v_fees > 0 then v_rev_id end, v_tev.id, 'FEE_REVENUE', 'TEF', 'CREDIT', 'DONE', null, 'SUCCESS',
-     v_fees, 0, v_rev_balance + v_fees, 'Tarifas TEV ' || v_tev.id, v_tev.external_ref, v_tev.end_to_end_id, null, '{}'::jsonb, v_now)
-  ) m where m.column4 is not null;
-
-  insert into ledger_entry (id, movement_id, account_id, line, kind, amount_cents, balance_after_cents, created_at)
-  select e.id, e.movement_id, e.account_id, e.line, e.kind, e.amount, e.balance_after, v_now from (values
-    (p_ids[4], p_ids[1], v_src.id, 1::smallint, 'PRIMARY', -p_amount, v_src.balance_cents - p_amount),
-    (p_ids[6], p_ids[1], v_src.id, 2::smallint, 'FEE', -v_fee_out, v_src.balance_cents - p_amount - v_fee_out),
-    (p_ids[5], p_ids[2], v_dst.id, 1::smallint, 'PRIMARY', p_amount, v_dst.balance_cents + p_amount),
-    (p_ids[7], p_ids[2], v_dst.id, 2::smallint, 'FEE', -v_fee_in, v_dst.balance_cents + p_amount - v_fee_in),
-    (p_ids[8], p_ids[3], v_rev_id, 1::smallint, 'FEE', v_fees, v_rev_balance + v_fees)
-  ) e(id, movement_id, account_id, line, kind, amount, balance_after) where e.amount <> 0;
-
-  update account a set balance_cents = b.balance
-    from (values (v_src.id, v_src.balance_cents - p_amount - v_fee_out), (v_dst.id, v_dst.balance_cents + p_amount - v_fee_in),
-                 (case when v_fees > 0 then v_rev_id end, v_rev_balance + v_fees)) b(id, balance)
-   where a.id = b.id;
+  v_when := jsonb_build_object('date', iso_utc(v_tev.created_at), 'endToEndId', v_tev.end_to_end_id,
+                               'paymentDate', sao_paulo_payment_date(v_now));
+  -- The source pays amount and its fee, the destination receives the amount less its fee, the tenant's fee revenue
+  -- account both fees (the platform's side of the double entry, one credit).
+  perform post_movements(p_tenant_id, v_now, jsonb_build_array(
+    jsonb_build_object(
+      'id', p_ids[1], 'account_id', v_src.id, 'operation_id', v_tev.id, 'source', 'TEF_OUT', 'channel', 'TEF', 'direction', 'DEBIT',
+      'status', 'DONE', 'payout_status', 'POSTED', 'status_external', 'SUCCESS', 'amount', p_amount, 'fee', v_fee_out,
+      'description', v_description, 'external_ref', v_tev.external_ref, 'end_to_end_id', v_tev.end_to_end_id,
+      'metadata', v_when || jsonb_build_object(
+        'payer', jsonb_build_object('branch', v_src.agency, 'account', v_src.number),
+        'beneficiary', tev_beneficiary(v_dst.holder_name, v_dst.agency, v_dst.number, v_dst.holder_document)),
+      'lines', jsonb_build_array(jsonb_build_object('id', p_ids[4], 'kind', 'PRIMARY', 'amount', -p_amount),
+                                 jsonb_build_object('id', p_ids[6], 'kind', 'FEE', 'amount', -v_fee_out))),
+    jsonb_build_object(
+      'id', p_ids[2], 'account_id', v_dst.id, 'operation_id', v_tev.id, 'source', 'TEF_IN', 'channel', 'TEF', 'direction', 'CREDIT',
+      'status', 'DONE', 'status_external', 'SUCCESS', 'amount', p_amount, 'fee', v_fee_in,
+      'description', v_description, 'external_ref', v_tev.external_ref, 'end_to_end_id', v_tev.end_to_end_id,
+      'metadata', v_when || jsonb_build_object(
+        'payer', jsonb_build_object('ispb', '00000000', 'name', v_src.holder_name, 'branch', v_src.agency, 'account', v_src.number,
+                                    'document', v_src.holder_document),
+        'beneficiary', jsonb_build_object('branch', v_dst.agency, 'account', v_dst.number)),
+      'lines', jsonb_build_array(jsonb_build_object('id', p_ids[5], 'kind', 'PRIMARY', 'amount', p_amount),
+                                 jsonb_build_object('id', p_ids[7], 'kind', 'FEE', 'amount', -v_fee_in))),
+    jsonb_build_object(
+      'id', p_ids[3], 'account_id', v_rev_id, 'operation_id', v_tev.id, 'source', 'FEE_REVENUE', 'channel', 'TEF', 'direction', 'CREDIT',
+      'status', 'DONE', 'status_external', 'SUCCESS', 'amount', v_fees, 'fee', 0, 'description', 'Tarifas TEV ' || v_tev.id,
+      'external_ref', v_tev.external_ref, 'end_to_end_id', v_tev.end_to_end_id, 'metadata', '{}'::jsonb,
+      'lines', jsonb_build_array(jsonb_build_object('id', p_ids[8], 'kind', 'FEE', 'amount', v_fees)))));
 
   insert into event_outbox (id, tenant_id, account_id, pix_account_id, type, data)
   values (gen_random_uuid(), p_tenant_id, v_src.id, v_src.pix_account_id, 'tev.out.succeeded',

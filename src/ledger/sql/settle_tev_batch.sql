@@ -9,31 +9,25 @@ declare
   r record;
   v_locked integer;
 begin
-  -- The accounts settle_tev will lock for these requests: sources, destinations (by id, or by branch and number
-  -- normalised as settle_tev does), and a tenant's fee revenue account where a TEV fee may apply.
+  -- The accounts settle_tev will lock for these requests, in its order: sources and destinations (by id, or by branch
+  -- and number), then a tenant's fee revenue account where a TEV fee applies.
+  with i as (
+    select x.tenant_id, x.source_id,
+           coalesce(x.destination_id, holder_account_by_number(x.tenant_id, x.destination_branch, x.destination_account)) as destination_id
+      from unnest(v_items) x
+  )
   select count(*) into v_locked from (
     select a.id from account a
-     where a.id in (
-       select i.source_id from unnest(v_items) i
+     -- One array of ids, evaluated once (see lock_accounts).
+     where a.id = any(array(
+       select i.source_id from i
        union all
-       select i.destination_id from unnest(v_items) i
+       select i.destination_id from i
        union all
-       select d.id from unnest(v_items) i
-         join account d on d.tenant_id = i.tenant_id and d.kind = 'HOLDER'
-                       and d.agency = lpad(coalesce(nullif(ltrim(i.destination_branch, '0'), ''), '0'), 4, '0')
-                       and d.number = ltrim(i.destination_account, '0')
-        where i.destination_id is null
-       union all
-       select f.id from unnest(v_items) i
+       select f.id from i
          join account f on f.tenant_id = i.tenant_id and f.kind = 'FEE_REVENUE'
-        where exists (select 1 from fee_schedule s
-                       where s.tenant_id = i.tenant_id and (s.tev_out_cents > 0 or s.tev_in_cents > 0)
-                         and (s.account_id is null or s.account_id = i.source_id or s.account_id = i.destination_id
-                              or (i.destination_id is null and s.account_id in (
-                                    select d.id from account d
-                                     where d.tenant_id = i.tenant_id and d.kind = 'HOLDER'
-                                       and d.agency = lpad(coalesce(nullif(ltrim(i.destination_branch, '0'), ''), '0'), 4, '0')
-                                       and d.number = ltrim(i.destination_account, '0'))))))
+        where (select fo.tev_out from fee_schedule_of(i.source_id, i.tenant_id) fo) > 0
+           or (select fi.tev_in from fee_schedule_of(i.destination_id, i.tenant_id) fi) > 0))
      order by a.kind <> 'HOLDER', a.id
        for no key update of a) locked;
 

@@ -46,6 +46,7 @@ export const CHARGE_REFUSALS: Record<string, string> = {
   NOT_FOUND: 'Cobrança não encontrada',
   RECEIVER_NOT_FOUND: 'Conta do recebedor não encontrada',
   ACCOUNT_NOT_APPROVED: 'Conta do recebedor não aprovada',
+  ACCOUNT_NOT_ACTIVE: 'Conta do recebedor bloqueada ou encerrada',
   AMOUNT_BELOW_RECEIVE_FEE: 'Valor não cobre a tarifa do recebedor',
 };
 

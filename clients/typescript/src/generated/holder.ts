@@ -3847,7 +3847,7 @@ export interface operations {
             408: components["responses"]["REQUEST_TIMEOUT"];
             413: components["responses"]["PAYLOAD_TOO_LARGE"];
             415: components["responses"]["UNSUPPORTED_MEDIA_TYPE"];
-            /** @description ACCOUNT_NOT_APPROVED, AMOUNT_BELOW_RECEIVE_FEE */
+            /** @description ACCOUNT_NOT_APPROVED, ACCOUNT_NOT_ACTIVE, AMOUNT_BELOW_RECEIVE_FEE */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3863,10 +3863,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /**
                          * @description - `ACCOUNT_NOT_APPROVED`: The account is not APPROVED; operations need an APPROVED account
+                         *     - `ACCOUNT_NOT_ACTIVE`: The account is blocked or closed and receives nothing: the Pix goes back to its payer
                          *     - `AMOUNT_BELOW_RECEIVE_FEE`: The amount does not cover the receive fee
                          * @enum {string}
                          */
-                        code?: "ACCOUNT_NOT_APPROVED" | "AMOUNT_BELOW_RECEIVE_FEE";
+                        code?: "ACCOUNT_NOT_APPROVED" | "ACCOUNT_NOT_ACTIVE" | "AMOUNT_BELOW_RECEIVE_FEE";
                     };
                 };
             };
@@ -3951,7 +3952,7 @@ export interface operations {
             };
             413: components["responses"]["PAYLOAD_TOO_LARGE"];
             415: components["responses"]["UNSUPPORTED_MEDIA_TYPE"];
-            /** @description CHARGE_AMOUNT_MISMATCH, ACCOUNT_NOT_APPROVED, AMOUNT_BELOW_RECEIVE_FEE */
+            /** @description CHARGE_AMOUNT_MISMATCH, ACCOUNT_NOT_APPROVED, ACCOUNT_NOT_ACTIVE, AMOUNT_BELOW_RECEIVE_FEE */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3968,10 +3969,11 @@ export interface operations {
                         /**
                          * @description - `CHARGE_AMOUNT_MISMATCH`: This charge must be paid with exactly its amount
                          *     - `ACCOUNT_NOT_APPROVED`: The account is not APPROVED; operations need an APPROVED account
+                         *     - `ACCOUNT_NOT_ACTIVE`: The account is blocked or closed and receives nothing: the Pix goes back to its payer
                          *     - `AMOUNT_BELOW_RECEIVE_FEE`: The amount does not cover the receive fee
                          * @enum {string}
                          */
-                        code?: "CHARGE_AMOUNT_MISMATCH" | "ACCOUNT_NOT_APPROVED" | "AMOUNT_BELOW_RECEIVE_FEE";
+                        code?: "CHARGE_AMOUNT_MISMATCH" | "ACCOUNT_NOT_APPROVED" | "ACCOUNT_NOT_ACTIVE" | "AMOUNT_BELOW_RECEIVE_FEE";
                     };
                 };
             };

@@ -2913,7 +2913,7 @@ export interface operations {
             };
             413: components["responses"]["PAYLOAD_TOO_LARGE"];
             415: components["responses"]["UNSUPPORTED_MEDIA_TYPE"];
-            /** @description END_TO_END_ID_MISMATCH, PAYOUT_NOT_RETURNABLE, RETURN_EXCEEDS_PAYOUT, ACCOUNT_NOT_APPROVED, AMOUNT_BELOW_RECEIVE_FEE, CHARGE_AMOUNT_MISMATCH */
+            /** @description END_TO_END_ID_MISMATCH, PAYOUT_NOT_RETURNABLE, RETURN_EXCEEDS_PAYOUT, ACCOUNT_NOT_APPROVED, ACCOUNT_NOT_ACTIVE, AMOUNT_BELOW_RECEIVE_FEE, CHARGE_AMOUNT_MISMATCH */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2932,11 +2932,12 @@ export interface operations {
                          *     - `PAYOUT_NOT_RETURNABLE`: Only a settled payout can be returned; this one failed or was cancelled
                          *     - `RETURN_EXCEEDS_PAYOUT`: The returns of a payout cannot add up to more than it sent
                          *     - `ACCOUNT_NOT_APPROVED`: The account is not APPROVED; operations need an APPROVED account
+                         *     - `ACCOUNT_NOT_ACTIVE`: The account is blocked or closed and receives nothing: the Pix goes back to its payer
                          *     - `AMOUNT_BELOW_RECEIVE_FEE`: The amount does not cover the receive fee
                          *     - `CHARGE_AMOUNT_MISMATCH`: This charge must be paid with exactly its amount
                          * @enum {string}
                          */
-                        code?: "END_TO_END_ID_MISMATCH" | "PAYOUT_NOT_RETURNABLE" | "RETURN_EXCEEDS_PAYOUT" | "ACCOUNT_NOT_APPROVED" | "AMOUNT_BELOW_RECEIVE_FEE" | "CHARGE_AMOUNT_MISMATCH";
+                        code?: "END_TO_END_ID_MISMATCH" | "PAYOUT_NOT_RETURNABLE" | "RETURN_EXCEEDS_PAYOUT" | "ACCOUNT_NOT_APPROVED" | "ACCOUNT_NOT_ACTIVE" | "AMOUNT_BELOW_RECEIVE_FEE" | "CHARGE_AMOUNT_MISMATCH";
                     };
                 };
             };

@@ -1,0 +1,82 @@
+-- The rules every posting and the API's checks share, each in one place. Small `language sql` functions: PostgreSQL
+-- inlines the scalar ones and the table ones read in FROM into the statement that calls them, so a posting pays for
+-- the rule, not for a call.
+
+-- Why money may not move out of (or into) a holder's account now, or null when it may: the holder blocked or closed,
+-- then KYC not finished, then the account not APPROVED, in the order the API answers them. An account without a
+-- holder (the tenant's own) never "may move" as a holder's does.
+create or replace function account_refusal(p_account_status text, p_holder_status text, p_onboarding_step text) returns text
+language sql immutable parallel safe as $$
+  select case
+    when p_holder_status in ('BLOCKED', 'CLOSED') then 'HOLDER_BLOCKED'
+    when p_holder_status is distinct from 'ACTIVE' or p_onboarding_step is distinct from 'DONE' then 'ONBOARDING_INCOMPLETE'
+    when p_account_status is distinct from 'APPROVED' then 'ACCOUNT_NOT_APPROVED'
+  end
+$$;
+
+create or replace function account_may_move_money(account_status text, holder_status text, onboarding_step text) returns boolean
+language sql immutable parallel safe as $$
+  select account_refusal(account_status, holder_status, onboarding_step) is null
+$$;
+
+-- A holder account of the tenant named by branch and account number, as a client may write them: the branch with or
+-- without its leading zeros (four digits), the number without them. Null when there is none.
+create or replace function holder_account_by_number(p_tenant_id uuid, p_branch text, p_account text) returns uuid
+language sql stable as $$
+  select a.id from account a
+   where a.tenant_id = p_tenant_id and a.kind = 'HOLDER'
+     and a.agency = lpad(coalesce(nullif(ltrim(p_branch, '0'), ''), '0'), 4, '0') and a.number = ltrim(p_account, '0')
+$$;
+
+-- The fees in force for an account of a tenant: the account's own value, else the tenant's, else 0 (decisions.md).
+-- Always one row; it reads only `fee_schedule` (one unique index, by tenant and account), not the account.
+drop function if exists fee_schedule_of(uuid);
+create or replace function fee_schedule_of(p_account_id uuid, p_tenant_id uuid)
+returns table (tev_out bigint, tev_in bigint, pix_out bigint, pix_in bigint, qr_out bigint)
+language sql stable as $$
+  select coalesce(own.tev_out_cents, ten.tev_out_cents, 0), coalesce(own.tev_in_cents, ten.tev_in_cents, 0),
+         coalesce(own.pix_out_cents, ten.pix_out_cents, 0), coalesce(own.pix_in_cents, ten.pix_in_cents, 0),
+         coalesce(own.qr_out_cents, ten.qr_out_cents, 0)
+    from (select) one
+    left join fee_schedule own on own.tenant_id = p_tenant_id and own.account_id = p_account_id
+    left join fee_schedule ten on ten.tenant_id = p_tenant_id and ten.account_id is null
+$$;
+
+-- Records workflows that must run (or be woken), in the caller's transaction: `workflow_start`, which the hand-off
+-- reconciler starts from. `p_starts`: a JSON array of {taskQueue, workflowType, workflowId, args, searchAttributes,
+-- reusePolicy, signal?: {name, args}}. The key is the workflow id, and for a wake the workflow id and the signal's
+-- name. Recording one again (a retried request, a second wake) bumps its version, so a start or signal already under
+-- way does not cancel the newer request. Due at once (`p_due_now`), or after a head start of 2 seconds for a writer
+-- that starts it itself. Answers each start's key and version, in the order given.
+create or replace function record_workflow_starts(p_starts jsonb, p_due_now boolean)
+returns table (key text, version integer)
+language sql volatile as $$
+  with s as (
+    select s.ord, s.start->>'workflowId' || coalesce('#' || (s.start->'signal'->>'name'), '') as key, s.start
+      from jsonb_array_elements(p_starts) with ordinality s(start, ord)
+  ), recorded as (
+    insert into workflow_start as w (key, task_queue, workflow_type, workflow_id, args, search_attributes, reuse_policy, signal,
+                                     signal_args, next_attempt_at)
+    select s.key, s.start->>'taskQueue', s.start->>'workflowType', s.start->>'workflowId', s.start->'args',
+           s.start->'searchAttributes', s.start->>'reusePolicy', s.start->'signal'->>'name', s.start->'signal'->'args',
+           now() + case when p_due_now then interval '0' else interval '2 seconds' end
+      from s
+    on conflict (key) do update
+      set version = w.version + 1, args = excluded.args, signal_args = excluded.signal_args, next_attempt_at = excluded.next_attempt_at
+    returning w.key, w.version
+  )
+  select s.key, r.version from s join recorded r on r.key = s.key order by s.ord
+$$;
+
+-- What a TEV's statement says when the sender gave no description.
+create or replace function tev_description(p_description text, p_beneficiary_name text) returns text
+language sql immutable parallel safe as $$
+  select coalesce(p_description, 'Transferência para ' || p_beneficiary_name)
+$$;
+
+-- The beneficiary of a TEV as the sender's statement and payout show it: an internal current account of this bank.
+create or replace function tev_beneficiary(p_name text, p_branch text, p_account text, p_document text) returns jsonb
+language sql immutable parallel safe as $$
+  select jsonb_build_object('ispb', '00000000', 'name', p_name, 'branch', p_branch, 'account', p_account, 'document', p_document,
+                            'accountType', 'CACC', 'branchDigit', null, 'accountModel', 'INTERNAL')
+$$;
