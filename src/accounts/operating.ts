@@ -2,23 +2,25 @@ import type { Config } from '../config.ts';
 import type { HolderAuth } from '../identity/authenticator.ts';
 import { verifyPin } from '../identity/pin.ts';
 import { Holder } from '../identity/entities.ts';
-import { assertOnboarded } from '../identity/service.ts';
 import { scopedAccount, type IntegrationAuth } from '../tenants/api-key-auth.ts';
-import { refusals } from '../shared/errors.ts';
-import type { Account } from './entities.ts';
-import { assertAccountOperational, getOwnAccount } from './service.ts';
+import { DomainError, refusals } from '../shared/errors.ts';
+import { MONEY_REFUSALS, type Account } from './entities.ts';
+import { getOwnAccount } from './service.ts';
 
-/** The "operating account" rule, for both hosts: the holder is through KYC (else 403) and the account APPROVED (else 403). */
-function assertOperating(holder: Holder, account: Account): void {
-  assertOnboarded(holder);
-  assertAccountOperational(account);
+/**
+ * The "operating account" rule, for both hosts: the account may move money, by the ledger's rule
+ * (`account_refusal`, src/ledger/sql/rules.sql) read with the account (`moneyRefusal`): the holder is not blocked
+ * (else 401), is through KYC (else 403) and the account APPROVED (else 403).
+ */
+function assertOperating(account: Account): void {
+  if (account.moneyRefusal) throw new DomainError(account.moneyRefusal);
 }
-assertOperating.raises = refusals(assertOnboarded, assertAccountOperational);
+assertOperating.raises = refusals(...MONEY_REFUSALS);
 
 /** The caller's own account, ready to move money. */
 export async function operatingAccount(auth: HolderAuth, accountId: string): Promise<Account> {
   const account = await getOwnAccount(auth.em, auth.holder, accountId);
-  assertOperating(auth.holder, account);
+  assertOperating(account);
   return account;
 }
 operatingAccount.raises = refusals(getOwnAccount, assertOperating);
@@ -26,8 +28,8 @@ operatingAccount.raises = refusals(getOwnAccount, assertOperating);
 /** A Pix account the API key reaches, ready to move money, with its holder. */
 export async function operatingPixAccount(auth: IntegrationAuth, pixAccountId: string): Promise<{ account: Account; holder: Holder }> {
   const account = await scopedAccount(auth, pixAccountId);
+  assertOperating(account);
   const holder = await auth.em.findOneOrFail(Holder, { id: account.holderId! });
-  assertOperating(holder, account);
   return { account, holder };
 }
 operatingPixAccount.raises = refusals(scopedAccount, assertOperating);

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { DomainError, notFound, refusals } from '../shared/errors.ts';
+import { notFound, refusals } from '../shared/errors.ts';
 import { newCuid, newUuid } from '../shared/ids.ts';
 import { centsToReais } from '../shared/money.ts';
 import { debitsThisMonth } from '../ledger/store.ts';
@@ -27,14 +27,6 @@ export async function getOwnAccount(em: EntityManager, holder: { id: string; ten
   return account;
 }
 getOwnAccount.raises = refusals('NOT_FOUND');
-
-/** Money may leave or enter an account only once KYC approved it. */
-export function assertAccountOperational(account: Account): void {
-  if (account.status !== 'APPROVED') {
-    throw new DomainError('ACCOUNT_NOT_APPROVED');
-  }
-}
-assertAccountOperational.raises = refusals('ACCOUNT_NOT_APPROVED');
 
 
 export interface AccountView {

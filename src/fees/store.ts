@@ -7,14 +7,16 @@ export type FeeSchedule = Record<FeeField, bigint>;
 
 const COLUMN: Record<FeeField, string> = { tevOut: 'tev_out_cents', tevIn: 'tev_in_cents', pixOut: 'pix_out_cents', pixIn: 'pix_in_cents', qrOut: 'qr_out_cents' };
 
-/** For each account: its own value, else its tenant's, else 0 (decisions.md); one query for any number of accounts. */
+/**
+ * For each account, the fees in force: its own value, else its tenant's, else 0 (decisions.md), by the rule every
+ * posting applies (`fee_schedule_of`, src/ledger/sql/rules.sql); one query for any number of accounts.
+ */
 export async function schedulesInForce(em: EntityManager, accountIds: string[]): Promise<Map<string, FeeSchedule>> {
-  const select = FEE_FIELDS.map((f) => `coalesce(own.${COLUMN[f]}, ten.${COLUMN[f]}, 0)::text as "${f}"`).join(', ');
   const rows = await em.execute<({ id: string } & Record<FeeField, string>)[]>(
-    `select a.id, ${select}
+    `select a.id, f.tev_out::text as "tevOut", f.tev_in::text as "tevIn", f.pix_out::text as "pixOut", f.pix_in::text as "pixIn",
+            f.qr_out::text as "qrOut"
        from account a
-       left join fee_schedule own on own.account_id = a.id
-       left join fee_schedule ten on ten.tenant_id = a.tenant_id and ten.account_id is null
+      cross join fee_schedule_of(a.id, a.tenant_id) f
       where a.id in (?)`,
     [accountIds],
   );

@@ -24,8 +24,6 @@ export interface HandOff {
   start: WorkflowStart;
 }
 
-const keyOf = (s: WorkflowStart) => (s.signal ? `${s.workflowId}#${s.signal.name}` : s.workflowId);
-
 export function handOffOf(row: HandOffRow): HandOff {
   return {
     key: row.key,
@@ -52,31 +50,17 @@ export async function insertHandOff(em: EntityManager, taskQueue: string, s: Wor
 }
 
 /**
- * Several at once, in one statement. `dueNow`: for a writer that leaves the start to the reconciler of its own
- * process (the outbox relay) instead of starting each one itself.
+ * Several at once, in one statement: `record_workflow_starts` (src/ledger/sql/rules.sql), which the posting functions
+ * that hand a payment to its workflow call too. `dueNow`: for a writer that leaves the start to the reconciler of
+ * its own process (the outbox relay) instead of starting each one itself.
  */
 export async function insertHandOffs(em: EntityManager, taskQueue: string, starts: WorkflowStart[], options: { dueNow?: boolean } = {}): Promise<HandOff[]> {
   if (starts.length === 0) return [];
-  const rows = await em.execute<{ key: string; version: number }[]>(
-    `insert into workflow_start (key, task_queue, workflow_type, workflow_id, args, search_attributes, reuse_policy, signal, signal_args, next_attempt_at)
-     values ${starts.map(() => `(?, ?, ?, ?, ?::jsonb, ?::jsonb, ?, ?, ?::jsonb, now() + interval '${options.dueNow ? '0' : '2'} seconds')`).join(', ')}
-     on conflict (key) do update
-       set version = workflow_start.version + 1, args = excluded.args, signal_args = excluded.signal_args, next_attempt_at = excluded.next_attempt_at
-     returning key, version`,
-    starts.flatMap((s) => [
-      keyOf(s),
-      taskQueue,
-      s.workflowType,
-      s.workflowId,
-      JSON.stringify(s.args),
-      JSON.stringify(s.searchAttributes),
-      s.reusePolicy,
-      s.signal?.name ?? null,
-      s.signal ? JSON.stringify(s.signal.args) : null,
-    ]),
-  );
-  const versions = new Map(rows.map((r) => [r.key, r.version]));
-  return starts.map((s) => ({ key: keyOf(s), version: versions.get(keyOf(s))!, taskQueue, start: s }));
+  const rows = await em.execute<{ key: string; version: number }[]>('select key, version from record_workflow_starts(?::jsonb, ?)', [
+    JSON.stringify(starts.map((s) => ({ ...s, taskQueue }))),
+    options.dueNow ?? false,
+  ]);
+  return starts.map((s, i) => ({ key: rows[i]!.key, version: rows[i]!.version, taskQueue, start: s }));
 }
 
 /** Temporal has it: the row goes, unless it was requested again meanwhile. */

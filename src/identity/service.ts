@@ -78,15 +78,6 @@ export function assertNotBlocked(holder: Holder): void {
 }
 assertNotBlocked.raises = refusals('HOLDER_BLOCKED');
 
-/** Pix, TEV and charge operations need a holder whose KYC is complete. */
-export function assertOnboarded(holder: Holder): void {
-  assertNotBlocked(holder);
-  if (holder.status !== 'ACTIVE' || holder.onboardingStep !== 'DONE') {
-    throw new DomainError('ONBOARDING_INCOMPLETE');
-  }
-}
-assertOnboarded.raises = refusals(assertNotBlocked, 'ONBOARDING_INCOMPLETE');
-
 /**
  * Failure counters are kept per tenant: the address counters are keyed by (tenant, address), so an attacker failing
  * in one tenant, even behind the same proxy or NAT address as everyone else, cannot lock out the holders or the back

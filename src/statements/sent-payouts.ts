@@ -1,5 +1,4 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { defaultTevDescription, tevBeneficiary } from '../transfers/metadata.ts';
 import { notFound, refusals } from '../shared/errors.ts';
 import { entriesByMovement, findMovement, findReturnsOf } from '../ledger/store.ts';
 import { findPayout } from '../pix/payout-store.ts';
@@ -37,15 +36,14 @@ export async function tevPayout(em: EntityManager, account: { id: string; tenant
   if (!t) return null;
   if (t.sourceMovementId) return payoutOfMovement(em, t.sourceMovementId);
   // Refused (FAILED) or not settled yet (PROCESSING): nothing was posted, so the transfer answers for itself, with
-  // the counterparts a posted TEV's metadata carries (written by settle_tev) but no endToEndId and no paymentDate, which only
-  // settlement gives. The description is the one the posting stores when the sender gave none.
-  const d = t.destination;
+  // the counterparts a posted TEV's metadata carries (`tev_beneficiary`, src/ledger/sql/rules.sql) but no endToEndId
+  // and no paymentDate, which only settlement gives.
   return {
     id: t.id,
     type: 'DEBIT' as const,
     status: t.status === 'FAILED' ? ('FAILED' as const) : ('PROCESSING' as const),
     source: 'TEF_OUT' as const,
-    description: t.description ?? defaultTevDescription(d.holderName),
+    description: t.description,
     externalRef: t.externalRef,
     feeAmount: null,
     reversesMovementId: null,
@@ -55,7 +53,7 @@ export async function tevPayout(em: EntityManager, account: { id: string; tenant
       date: t.createdAt,
       endToEndId: null,
       payer: t.source,
-      beneficiary: tevBeneficiary({ holderName: d.holderName, agency: d.branch, number: d.account, holderDocument: d.holderDocument }),
+      beneficiary: t.destination.beneficiary,
     },
   };
 }

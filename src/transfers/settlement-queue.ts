@@ -29,14 +29,14 @@ export class SettlementQueue extends PostingQueue<TevSubmission, Settlement> {
 }
 
 /**
- * The accounts a request locks, as keys: the source, and the destination by id or by tenant, branch and account
- * normalised as `settle_tev` does. One account named both ways gets two keys; PostgreSQL's row locks still order
- * those requests, this only keeps most batches from waiting for each other.
+ * The accounts a request locks, as keys: the source, and the destination by id or by tenant, branch and account as
+ * the client wrote them (`settle_tev` finds the account, holder_account_by_number in src/ledger/sql/rules.sql). One
+ * account named two ways gets two keys; PostgreSQL's row locks still order those requests, this only keeps most
+ * batches from waiting for each other.
  */
 function accountsOf(submission: TevSubmission): string[] {
   const destination = submission.destination;
   if ('accountId' in destination) return [submission.sourceAccountId, destination.accountId];
-  const branch = (destination.branch.replace(/^0+/, '') || '0').padStart(4, '0');
-  return [submission.sourceAccountId, `${submission.tenantId}/${branch}/${destination.account.replace(/^0+/, '')}`];
+  return [submission.sourceAccountId, `${submission.tenantId}/${destination.branch}/${destination.account}`];
 }
 

@@ -56,14 +56,16 @@ export interface TevRecord {
   amountCents: string;
   feeOutCents: string | null;
   feeInCents: string | null;
-  description: string | null;
+  /** As the statement says it: the sender's, else the default (`tev_description`, src/ledger/sql/rules.sql). */
+  description: string;
   externalRef: string | null;
   sourceMovementId: string | null;
   /** ISO 8601 UTC. */
   createdAt: string;
   resolvedAt: string | null;
   source: { branch: string; account: string };
-  destination: { branch: string; account: string; holderName: string | null; holderDocument: string | null };
+  /** `beneficiary`: as the sender's statement shows it (`tev_beneficiary`, src/ledger/sql/rules.sql). */
+  destination: { branch: string; account: string; holderName: string | null; holderDocument: string | null; beneficiary: Record<string, unknown> };
 }
 
 interface TevTransferRow {
@@ -74,7 +76,7 @@ interface TevTransferRow {
   amount_cents: string;
   fee_out_cents: string | null;
   fee_in_cents: string | null;
-  description: string | null;
+  description: string;
   external_ref: string | null;
   source_movement_id: string | null;
   created_at: string;
@@ -85,6 +87,7 @@ interface TevTransferRow {
   dst_number: string;
   dst_holder_name: string | null;
   dst_holder_document: string | null;
+  dst_beneficiary: Record<string, unknown>;
 }
 
 const toRecord = (r: TevTransferRow): TevRecord => ({
@@ -101,16 +104,17 @@ const toRecord = (r: TevTransferRow): TevRecord => ({
   createdAt: r.created_at,
   resolvedAt: r.resolved_at,
   source: { branch: r.src_agency, account: r.src_number },
-  destination: { branch: r.dst_agency, account: r.dst_number, holderName: r.dst_holder_name, holderDocument: r.dst_holder_document },
+  destination: { branch: r.dst_agency, account: r.dst_number, holderName: r.dst_holder_name, holderDocument: r.dst_holder_document, beneficiary: r.dst_beneficiary },
 });
 
 /** One transfer of the tenant, or null. */
 export async function findTev(em: EntityManager, tenantId: string, tevId: string): Promise<TevRecord | null> {
   const [row] = await em.execute<TevTransferRow[]>(
     `select t.id, t.status, t.source_account_id, t.destination_account_id, t.amount_cents, t.fee_out_cents, t.fee_in_cents,
-            t.description, t.external_ref, t.source_movement_id, ${isoUtc('t.created_at')} as created_at, ${isoUtc('t.resolved_at')} as resolved_at,
+            tev_description(t.description, h.name) as description, t.external_ref, t.source_movement_id, ${isoUtc('t.created_at')} as created_at, ${isoUtc('t.resolved_at')} as resolved_at,
             s.agency as src_agency, s.number as src_number, d.agency as dst_agency, d.number as dst_number,
-            h.name as dst_holder_name, h.document as dst_holder_document
+            h.name as dst_holder_name, h.document as dst_holder_document,
+            tev_beneficiary(h.name, d.agency, d.number, h.document) as dst_beneficiary
        from tev_transfer t
        join account s on s.id = t.source_account_id
        join account d on d.id = t.destination_account_id

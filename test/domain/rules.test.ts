@@ -1,0 +1,106 @@
+/**
+ * The rules every posting and the API's checks share, each asserted once where it lives: the SQL functions of
+ * src/ledger/sql/rules.sql, on the run's database. The postings' tests assert what each posting does with them.
+ */
+import { randomUUID } from 'node:crypto';
+import { describe, expect, test } from '@jest/globals';
+import { Account } from '../../src/accounts/entities.ts';
+import { setFees } from '../../src/fees/service.ts';
+import { schedulesInForce } from '../../src/fees/store.ts';
+import { insertHandOffs } from '../../src/handoff/store.ts';
+import { setBlocked } from '../../src/identity/service.ts';
+import { sql } from '../support/db.ts';
+import { domainDatabase, onboardedHolder, tenantAccountId } from './support/accounts.ts';
+
+const db = domainDatabase();
+
+describe('account_refusal: may money move out of or into a holder account', () => {
+  test.each([
+    ['APPROVED', 'ACTIVE', 'DONE', null],
+    ['APPROVED', 'BLOCKED', 'DONE', 'HOLDER_BLOCKED'],
+    ['APPROVED', 'CLOSED', 'DONE', 'HOLDER_BLOCKED'],
+    ['PENDING', 'BLOCKED', 'PENDING', 'HOLDER_BLOCKED'],
+    ['PENDING', 'PENDING', 'PENDING', 'ONBOARDING_INCOMPLETE'],
+    ['APPROVED', 'ACTIVE', 'IN_PROGRESS', 'ONBOARDING_INCOMPLETE'],
+    ['PENDING', 'ACTIVE', 'DONE', 'ACCOUNT_NOT_APPROVED'],
+    ['REJECTED', 'ACTIVE', 'DONE', 'ACCOUNT_NOT_APPROVED'],
+    // The tenant's own accounts have no holder: never a holder account that may move money.
+    ['APPROVED', null, null, 'ONBOARDING_INCOMPLETE'],
+  ])('account %s, holder %s, onboarding %s: %s', async (account, holder, step, refusal) => {
+    const [row] = await sql<{ refusal: string | null; may_move: boolean }>(
+      'select account_refusal($1, $2, $3) as refusal, account_may_move_money($1, $2, $3) as may_move',
+      [account, holder, step],
+    );
+    expect(row).toEqual({ refusal, may_move: refusal === null });
+  });
+
+  test("the API's checks read it with the account (moneyRefusal), in the query that loads it", async () => {
+    const tenantId = await db.tenant();
+    const active = await onboardedHolder(db.em(), tenantId);
+    expect((await db.em().findOneOrFail(Account, { id: active.accountId })).moneyRefusal).toBeNull();
+    await setBlocked(db.em(), tenantId, active.document, true);
+    expect((await db.em().findOneOrFail(Account, { id: active.accountId })).moneyRefusal).toBe('HOLDER_BLOCKED');
+    const revenue = await db.em().findOneOrFail(Account, { id: await tenantAccountId(tenantId, 'FEE_REVENUE') });
+    expect(revenue.moneyRefusal).toBe('ONBOARDING_INCOMPLETE');
+  });
+});
+
+test('holder_account_by_number: the branch with or without its leading zeros, the number without them', async () => {
+  const tenantId = await db.tenant();
+  const holder = await onboardedHolder(db.em(), tenantId);
+  const find = async (branch: string, account: string) =>
+    (await sql<{ id: string | null }>('select holder_account_by_number($1, $2, $3) as id', [tenantId, branch, account]))[0]!.id;
+  const branch = holder.agency.replace(/^0+/, '');
+  expect(await find(holder.agency, holder.number)).toBe(holder.accountId);
+  expect(await find(branch, `00${holder.number}`)).toBe(holder.accountId);
+  expect(await find(`0${holder.agency}`, holder.number)).toBe(holder.accountId);
+  expect(await find(holder.agency, `${holder.number}9`)).toBeNull();
+  // Another tenant's account by the same numbers is not found.
+  expect((await sql('select holder_account_by_number($1, $2, $3) as id', [await db.tenant(), holder.agency, holder.number]))[0].id).toBeNull();
+});
+
+test("fee_schedule_of: the account's own value, else its tenant's, else 0, field by field; fees/store reads it", async () => {
+  const tenantId = await db.tenant({ tevOut: 50n, pixOut: 30n });
+  const [own, plain] = await Promise.all([onboardedHolder(db.em(), tenantId), onboardedHolder(db.em(), tenantId)]);
+  await setFees(db.em(), tenantId, own.accountId, { tevOut: 10n, qrOut: 5n });
+  const of = async (accountId: string, tenant = tenantId) => (await sql('select f.* from fee_schedule_of($1, $2) f', [accountId, tenant]))[0];
+  expect(await of(own.accountId)).toEqual({ tev_out: '10', tev_in: '0', pix_out: '30', pix_in: '0', qr_out: '5' });
+  expect(await of(plain.accountId)).toEqual({ tev_out: '50', tev_in: '0', pix_out: '30', pix_in: '0', qr_out: '0' });
+  // An account's own value counts only in its tenant; a tenant without a schedule charges nothing.
+  expect(await of(own.accountId, await db.tenant())).toEqual({ tev_out: '0', tev_in: '0', pix_out: '0', pix_in: '0', qr_out: '0' });
+  const inForce = await schedulesInForce(db.em(), [own.accountId, plain.accountId]);
+  expect(inForce.get(own.accountId)).toEqual({ tevOut: 10n, tevIn: 0n, pixOut: 30n, pixIn: 0n, qrOut: 5n });
+  expect(inForce.get(plain.accountId)).toEqual({ tevOut: 50n, tevIn: 0n, pixOut: 30n, pixIn: 0n, qrOut: 0n });
+});
+
+test('record_workflow_starts: keyed by workflow id (and signal), recorded again with a new version, due now or after 2 s', async () => {
+  const id = `rules-${randomUUID()}`;
+  const start = { workflowType: 'noop', workflowId: id, args: [1], searchAttributes: {}, reusePolicy: 'REJECT_DUPLICATE' as const };
+  const wake = { ...start, signal: { name: 'wake', args: ['x'] } };
+  const first = await insertHandOffs(db.em(), 'rules-queue', [start, wake]);
+  expect(first.map((h) => [h.key, h.version])).toEqual([[id, 1], [`${id}#wake`, 1]]);
+  const [again] = await insertHandOffs(db.em(), 'rules-queue', [{ ...start, args: [2] }], { dueNow: true });
+  expect([again!.key, again!.version]).toEqual([id, 2]);
+  const rows = await sql(
+    `select key, args, signal, signal_args, next_attempt_at <= now() as due from workflow_start where key like $1 order by key`,
+    [`${id}%`],
+  );
+  expect(rows).toEqual([
+    { key: id, args: [2], signal: null, signal_args: null, due: true },
+    { key: `${id}#wake`, args: [1], signal: 'wake', signal_args: ['x'], due: false },
+  ]);
+  await sql('delete from workflow_start where key like $1', [`${id}%`]);
+});
+
+test("a TEV's default description and its beneficiary as the sender's statement shows it", async () => {
+  const [row] = await sql(
+    `select tev_description(null, 'João') as default, tev_description('Aluguel', 'João') as given,
+            tev_beneficiary('João', '0001', '123', '12345678901') as beneficiary`,
+  );
+  expect(row).toEqual({
+    default: 'Transferência para João',
+    given: 'Aluguel',
+    beneficiary: { ispb: '00000000', name: 'João', branch: '0001', account: '123', document: '12345678901', accountType: 'CACC', branchDigit: null, accountModel: 'INTERNAL' },
+  });
+});
+
