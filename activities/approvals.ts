@@ -1,9 +1,10 @@
-import { approveAndExecute, rejectApproval } from '../src/approvals/execution.ts';
+import { rejectApproval } from '../src/approvals/service.ts';
+import { approveAndExecute } from '../src/payments/approved-payment.ts';
 import { closeApprovalRequest } from '../src/approvals/store.ts';
 import type { ApprovalStatus } from '../workflows/contracts/approval.ts';
 import type { ActivityDeps } from './deps.ts';
 
-export type { Executed, NotExecuted } from '../src/approvals/execution.ts';
+export type { Executed, NotExecuted } from '../src/payments/approved-payment.ts';
 
 export function approvalActivities({ orm, config }: ActivityDeps) {
   return {

@@ -17,7 +17,7 @@
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
-import { openOrm } from '../src/persistence/orm.ts';
+import { openDatabase } from '../src/database.ts';
 import { settleTev, type Settlement } from '../src/transfers/settlement.ts';
 import { SettlementQueue } from '../src/transfers/settlement-queue.ts';
 import type { TevSubmission } from '../workflows/contracts/tev.ts';
@@ -116,7 +116,7 @@ async function main(): Promise<number> {
     pass = (await checkConservation(pool, setup.tenantId)) && pass;
 
     // The api's pool size: the direct run gets the same number of database connections as the HTTP handlers.
-    const orm = await openOrm(config.DATABASE_URL, config.DATABASE_POOL_MAX);
+    const orm = await openDatabase(config.DATABASE_URL, config.DATABASE_POOL_MAX);
     try {
       const alone: Settle = (submission) => settleTev(orm.em.fork(), config, submission, 'SUBMIT');
       const single = await runLoad(`settleTev directly, one statement a transfer (pool ${config.DATABASE_POOL_MAX}, no HTTP)`, MOST_CLIENTS, SECONDS, (deadline, r) => directClient(alone, setup, deadline, r));

@@ -5,7 +5,8 @@
  * Set DATABASE_URL to use another PostgreSQL, TEMPORAL_ADDRESS to use another Temporal server.
  */
 import { loadConfig, ConfigError, EMBEDDED_DATABASE } from '../src/config.ts';
-import { openOrm, migrate } from '../src/persistence/orm.ts';
+import { openDatabase } from '../src/database.ts';
+import { migrate } from '../src/persistence/orm.ts';
 import { spawnService, waitForHttp, waitForLine } from './lib/processes.ts';
 import { createSupervisor } from './lib/supervisor.ts';
 import { ensureTemporalBinary } from './lib/temporal-binary.ts';
@@ -81,7 +82,7 @@ try {
     say(`Temporal: ${config.TEMPORAL_ADDRESS} (TEMPORAL_ADDRESS)`);
   }
 
-  const orm = await openOrm(env.DATABASE_URL!, 2);
+  const orm = await openDatabase(env.DATABASE_URL!, 2);
   const applied = await migrate(orm, env.DATABASE_URL!);
   await orm.close();
   say(applied.length ? `migrations applied: ${applied.join(', ')}` : 'database schema up to date');

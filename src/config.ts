@@ -1,7 +1,7 @@
 import { createPrivateKey, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { signingAlgorithmOf } from './pix/jws.ts';
-import { certificateChainProblem } from './pix/signing-certificate.ts';
+import { signingAlgorithmOf } from './shared/jws.ts';
+import { certificateChainProblem } from './shared/signing-certificate.ts';
 import { keptFile } from './shared/kept-file.ts';
 import { z } from './shared/zod.ts';
 

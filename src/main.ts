@@ -1,19 +1,22 @@
 import type { Server } from 'node:http';
 import { loadConfigOrExit } from './config.ts';
-import { createHolderApp } from './http/holder-app.ts';
-import { createIntegrationApp } from './http/integration-app.ts';
+import { openDatabase } from './database.ts';
+import { createHolderApp } from './api/holder-app.ts';
+import { createIntegrationApp } from './api/integration-app.ts';
 import { serve } from './http/server.ts';
 import { createLogger } from './logger.ts';
 import { migrate } from './persistence/orm.ts';
-import { closeServices, openServices } from './services.ts';
+import { paymentContext } from './payments/context.ts';
+import { closePlatform, platformContext } from './platform-context.ts';
 
 /** The api process: the holder API on PORT and the integration API on API_PORT. */
 const config = loadConfigOrExit();
 const logger = createLogger(config.LOG_LEVEL, 'api');
-// The sandbox's TEV outcomes, loaded with SANDBOX=1 only: a production api runs no sandbox code.
-const deferredTevOutcome = config.SANDBOX ? (await import('./sandbox/tev-outcomes.ts')).sandboxTevOutcomes(config) : undefined;
-const services = await openServices(config, logger, deferredTevOutcome);
-if (config.NODE_ENV === 'development') await migrate(services.orm, config.DATABASE_URL, logger);
+const platform = platformContext(config, logger, await openDatabase(config.DATABASE_URL, config.DATABASE_POOL_MAX));
+if (config.NODE_ENV === 'development') await migrate(platform.orm, config.DATABASE_URL, logger);
+// One of each posting queue for the process, shared by both apps. The sandbox's TEV outcomes (,97 and ,98) are loaded
+// with SANDBOX=1 only: a production api runs no sandbox code.
+const payments = paymentContext(platform, config.SANDBOX ? (await import('./sandbox/tev-outcomes.ts')).sandboxTevOutcomes(config) : undefined);
 
 async function listen(name: string, app: ReturnType<typeof createHolderApp>, port: number): Promise<Server> {
   const server = await serve(app, port, config.HOST);
@@ -24,8 +27,8 @@ async function listen(name: string, app: ReturnType<typeof createHolderApp>, por
 }
 
 const servers = [
-  await listen('holder API', createHolderApp(services), config.PORT),
-  await listen('integration API', createIntegrationApp(services), config.API_PORT),
+  await listen('holder API', createHolderApp(payments), config.PORT),
+  await listen('integration API', createIntegrationApp(payments), config.API_PORT),
 ];
 
 let stopping = false;
@@ -34,7 +37,7 @@ async function stop(signal: string) {
   stopping = true;
   logger.info({ signal }, 'api stopping');
   await Promise.all(servers.map((s) => new Promise<void>((resolve) => { s.close(() => resolve()); s.closeIdleConnections(); })));
-  await closeServices(services);
+  await closePlatform(platform);
   logger.info('api stopped');
   process.exit(0);
 }

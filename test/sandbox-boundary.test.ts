@@ -9,7 +9,7 @@ import ts from 'typescript';
 const ROOT = resolve(import.meta.dirname, '..');
 const SANDBOX = 'src/sandbox/';
 /** The wiring: the holder app mounts the sandbox routes, the api's entry point loads its TEV outcomes (both SANDBOX=1 only). */
-const WIRING = ['src/http/holder-app.ts', 'src/main.ts'];
+const WIRING = ['src/api/holder-app.ts', 'src/main.ts'];
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(join(ROOT, dir), { recursive: true, encoding: 'utf8' })

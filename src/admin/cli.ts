@@ -4,13 +4,13 @@
  */
 import { approvalCommands } from '../approvals/admin.ts';
 import { loadConfig } from '../config.ts';
+import { openDatabase } from '../database.ts';
 import { feeCommands } from '../fees/admin.ts';
 import { identityCommands } from '../identity/admin.ts';
-import { openOrm } from '../persistence/orm.ts';
 import { AppError, DomainError } from '../shared/errors.ts';
 import { connectTemporal, type Temporal } from '../temporal/connection.ts';
 import { tenantCommands } from '../tenants/admin.ts';
-import { CommandError, type AdminCommand } from './command.ts';
+import { CommandError, type AdminCommand } from '../cli/command.ts';
 import { webhookCommands } from '../webhooks/admin.ts';
 import { systemCommands } from './system.ts';
 
@@ -62,7 +62,7 @@ try {
   fail('CONFIG_ERROR', err instanceof Error ? err.message : String(err));
 }
 
-const orm = await openOrm(config.DATABASE_URL, 2).catch((err: unknown) => fail('DATABASE_UNAVAILABLE', `Cannot reach the database: ${String(err)}`));
+const orm = await openDatabase(config.DATABASE_URL, 2).catch((err: unknown) => fail('DATABASE_UNAVAILABLE', `Cannot reach the database: ${String(err)}`));
 let temporal: Temporal | undefined;
 try {
   const em = orm.em.fork();

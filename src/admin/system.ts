@@ -4,7 +4,7 @@ import { z } from '../shared/zod.ts';
 import { pendingHandOffs, unsettledPayoutsByTenant } from '../pix/settlement-backlog.ts';
 import { startWorkflow } from '../temporal/workflow-start.ts';
 import { probeStart, type ProbeOutcome } from '../../workflows/contracts/probe.ts';
-import { command, type AdminContext } from './command.ts';
+import { command, type AdminContext } from '../cli/command.ts';
 
 /** What waits for settlement: payouts across the platform and per tenant, and hand-offs Temporal has not taken. */
 async function settlementBacklog(em: EntityManager) {

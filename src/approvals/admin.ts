@@ -1,6 +1,6 @@
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import { Account } from '../accounts/entities.ts';
-import { command, CommandError, presentFlag, type AdminContext } from '../admin/command.ts';
+import { command, CommandError, presentFlag, type AdminContext } from '../cli/command.ts';
 import { dispatchHandOff } from '../handoff/dispatch.ts';
 import { insertHandOffs, type HandOff } from '../handoff/store.ts';
 import { Holder } from '../identity/entities.ts';

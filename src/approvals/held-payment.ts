@@ -1,6 +1,7 @@
-import type { PayoutRequest } from '../pix/payouts.ts';
-
-/** What a held payment will do once approved: a TEV to an account, or a Pix payout to a key. */
-export type HeldPayment =
-  | { kind: 'TEV'; destinationAccountId: string; amountCents: string; description: string | null; externalRef: string | null }
-  | { kind: 'PIX'; channel: PayoutRequest['channel']; amountCents: string; pixKey: string; pixKeyType: PayoutRequest['pixKeyType']; beneficiary: PayoutRequest['beneficiary']; qr: PayoutRequest['qr']; description: string };
+/**
+ * The payment a request holds, as approvals keeps it: approvals reads only its kind; the module that holds and runs
+ * payments (`payments/held-payment.ts`) writes the rest and reads it back.
+ */
+export interface ApprovalPayment {
+  kind: 'TEV' | 'PIX';
+}

@@ -1,20 +1,19 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { Account } from '../accounts/entities.ts';
-import { authorizeWrite } from '../accounts/operating.ts';
+import type { Account } from '../accounts/entities.ts';
 import type { HolderAuth } from '../identity/authenticator.ts';
-import type { Services } from '../services.ts';
+import { checkPin } from '../identity/pin.ts';
+import type { PlatformContext } from '../platform-context.ts';
 import { AppError, notFound } from '../shared/errors.ts';
 import { newUuid } from '../shared/ids.ts';
 import { assertSameRequest, requestHash } from '../shared/idempotency.ts';
 import { decodeCursor, pageOf } from '../shared/pagination.ts';
 import { dispatchHandOff } from '../handoff/dispatch.ts';
 import { insertHandOff } from '../handoff/store.ts';
-import { submitTev, type TevAnswer, type TevRequest } from '../transfers/service.ts';
 import { executeUpdateWithStart, isAlreadyStarted } from '../temporal/workflow-start.ts';
 import { NOT_APPROVER, approvalStart, decide, type ApprovalStatus } from '../../workflows/contracts/approval.ts';
-import type { HeldPayment } from './held-payment.ts';
+import type { ApprovalPayment } from './held-payment.ts';
 import {
   findApproval,
   findApprovalByKey,
@@ -23,7 +22,7 @@ import {
   insertApprovalRequest,
   listApprovalsOfApprover,
   lockApproverOf,
-  type ApprovalRequest,
+  markRejected,
 } from './store.ts';
 
 /** How long an approver waits for the held payment to run (within the request deadline). */
@@ -35,29 +34,6 @@ export interface Held {
   expiresAt: string;
 }
 
-/** What requester and approver see of a request. */
-export function approvalView(r: ApprovalRequest) {
-  const p = r.payment;
-  const finished = r.operationId && (r.status === 'EXECUTED' || r.status === 'FAILED');
-  return {
-    approvalRequestId: r.id,
-    status: r.status,
-    kind: r.kind,
-    accountId: r.accountId,
-    amountCents: p.amountCents,
-    destination: p.kind === 'TEV' ? r.destination! : { pixKey: p.pixKey, pixKeyType: p.pixKeyType, name: p.beneficiary.name },
-    description: p.description,
-    externalRef: p.kind === 'TEV' ? p.externalRef : null,
-    cancelReason: r.status === 'CANCELLED' ? r.reason : null,
-    createdAt: r.createdAt,
-    expiresAt: r.expiresAt,
-    decidedAt: r.decidedAt,
-    result: finished
-      ? { [r.kind === 'TEV' ? 'tevId' : 'payoutId']: r.operationId, status: r.status === 'EXECUTED' ? (r.kind === 'TEV' ? 'DONE' : 'PROCESSING') : 'FAILED', reason: r.reason }
-      : null,
-  };
-}
-
 /**
  * Holds a payment of an account under dual approval: everything an immediate payment checks has been checked by the
  * caller; this records the request (the same Idempotency-Key returns the same request, another body is 409) with the
@@ -66,8 +42,8 @@ export function approvalView(r: ApprovalRequest) {
  * recorded CANCELLED, as if it had been pending then, and the requester sends the payment again.
  */
 export async function holdForApproval(
-  { orm, temporal, config }: Services,
-  r: { tenantId: string; source: Pick<Account, 'id' | 'approverHolderId'>; requesterHolderId: string; idempotencyKey: string; payment: HeldPayment },
+  { orm, temporal, config }: PlatformContext,
+  r: { tenantId: string; source: Pick<Account, 'id' | 'approverHolderId'>; requesterHolderId: string; idempotencyKey: string; payment: ApprovalPayment },
 ): Promise<Held> {
   const hash = requestHash(r.payment);
   const expiresAt = new Date(Date.now() + config.APPROVAL_TTL_MS);
@@ -96,28 +72,11 @@ export async function holdForApproval(
   return { approvalRequestId: request.id, status: request.status, expiresAt: request.expiresAt };
 }
 
-/** A TEV from an account under dual approval is held, as requested by the account's holder; any other pays at once. */
-export async function submitTevOrHold(services: Services, r: TevRequest): Promise<{ held: Held } | { result: TevAnswer }> {
-  const result = await submitTev(services, r);
-  if (result.kind !== 'approval_required') return { result };
-  const source = await services.orm.em.fork().findOneOrFail(Account, { id: r.sourceAccountId });
-  const payment: HeldPayment = { kind: 'TEV', destinationAccountId: result.destinationAccountId, amountCents: r.amountCents.toString(), description: r.description, externalRef: r.externalRef };
-  return {
-    held: await holdForApproval(services, {
-      tenantId: r.tenantId,
-      source,
-      requesterHolderId: source.holderId!,
-      idempotencyKey: r.idempotencyKey,
-      payment,
-    }),
-  };
-}
-
 /** A request the holder may see: its requester or its (current) approver, in its tenant. */
 export async function readApproval(em: EntityManager, holder: { id: string; tenantId: string }, id: string) {
   const request = await findApprovalOfHolder(em, holder, id);
   if (!request) throw notFound('Approval request');
-  return approvalView(request);
+  return request;
 }
 
 export async function listForApprover(em: EntityManager, cursorKey: string, approverId: string, status: ApprovalStatus | undefined, limit: number, cursor: string | undefined) {
@@ -125,7 +84,7 @@ export async function listForApprover(em: EntityManager, cursorKey: string, appr
   const after = cursor === undefined ? null : decodeCursor(cursorKey, scope, cursor);
   const rows = await listApprovalsOfApprover(em, approverId, status, after, limit + 1);
   const { items, pagination } = pageOf(rows, limit, cursorKey, scope);
-  return { approvals: items.map(approvalView), pagination };
+  return { approvals: items, pagination };
 }
 
 const notApprover = () => new AppError(403, 'NOT_APPROVER', 'Only the approver of this account can decide this request');
@@ -135,23 +94,23 @@ const refusedAsNotApprover = (err: unknown) => err instanceof WorkflowUpdateFail
 
 /**
  * The approver's decision, with their PIN: sent to the request's workflow, which runs the payment on approval.
- * Answers with the request in its final state. Only the account's approver now decides: an approver replaced since
+ * Answers the request in its final state. Only the account's approver now decides: an approver replaced since
  * the request was held is refused (NOT_APPROVER), here or, when the replacement raced the decision, by the workflow's
  * step, which checks the decider again under lock; a request cancelled meanwhile is 409.
  */
-export async function decideApproval(services: Services, auth: HolderAuth, id: string, approve: boolean, pin: string | undefined) {
+export async function decideApproval(platform: PlatformContext, auth: HolderAuth, id: string, approve: boolean, pin: string | undefined) {
   const { em } = auth;
   const request = await findApprovalForDecision(em, auth.holder, id);
   if (!request) throw notFound('Approval request');
   if (request.approverHolderId !== auth.holder.id) throw notApprover();
-  await authorizeWrite(auth, services.config, pin);
+  await checkPin(auth, platform.config, pin);
   const alreadyDecided = () => new AppError(409, 'APPROVAL_ALREADY_DECIDED', 'This approval request was already decided, was cancelled or has expired');
   if (request.status !== 'PENDING' || Date.parse(request.expiresAt) <= Date.now()) throw alreadyDecided();
   // With-Start: a request whose run the hand-off has not started yet gets it now.
   const start = approvalStart({ requestId: request.id, tenantId: request.tenantId, accountId: request.accountId, expiresAt: request.expiresAt });
   let final: ApprovalStatus;
   try {
-    final = await executeUpdateWithStart(services.temporal.client, services.config.TEMPORAL_TASK_QUEUE, start, decide, DECISION_DEADLINE_MS, [{ approve, decidedBy: auth.holder.id }]);
+    final = await executeUpdateWithStart(platform.temporal.client, platform.config.TEMPORAL_TASK_QUEUE, start, decide, DECISION_DEADLINE_MS, [{ approve, decidedBy: auth.holder.id }]);
   } catch (err) {
     if (refusedAsNotApprover(err)) throw notApprover();
     // Refused by the validator (another decision came first) or the run already closed (expired, cancelled).
@@ -161,5 +120,8 @@ export async function decideApproval(services: Services, auth: HolderAuth, id: s
   }
   // Cancelled before this decision was acted on: it decided nothing.
   if (final === 'CANCELLED') throw alreadyDecided();
-  return approvalView((await findApproval(em, request.id))!);
+  return (await findApproval(em, request.id))!;
 }
+
+/** Rejects the request, with the same check of the decider as an approval (`markRejected`). */
+export const rejectApproval = (em: EntityManager, requestId: string, decidedBy: string | null) => em.transactional((tx) => markRejected(tx, requestId, decidedBy));

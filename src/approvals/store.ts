@@ -2,7 +2,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { isoUtc } from '../shared/pagination.ts';
 import { NOT_APPROVER, type ApprovalStatus } from '../../workflows/contracts/approval.ts';
-import type { HeldPayment } from './held-payment.ts';
+import type { ApprovalPayment } from './held-payment.ts';
 
 export interface ApprovalRequest {
   id: string;
@@ -11,7 +11,7 @@ export interface ApprovalRequest {
   requesterHolderId: string;
   approverHolderId: string;
   kind: 'TEV' | 'PIX';
-  payment: HeldPayment;
+  payment: ApprovalPayment;
   requestHash: string;
   status: ApprovalStatus;
   /** Why the payment was refused (FAILED), or why the request was cancelled (CANCELLED). */
@@ -34,7 +34,7 @@ interface ApprovalRequestRow {
   requester_holder_id: string;
   approver_holder_id: string;
   kind: 'TEV' | 'PIX';
-  payload: HeldPayment;
+  payload: ApprovalPayment;
   request_hash: string;
   status: ApprovalStatus;
   reason: string | null;
@@ -83,7 +83,7 @@ export interface NewApprovalRequest {
   accountId: string;
   requesterHolderId: string;
   approverHolderId: string;
-  payment: HeldPayment;
+  payment: ApprovalPayment;
   idempotencyKey: string;
   requestHash: string;
   expiresAt: Date;

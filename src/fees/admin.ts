@@ -1,4 +1,4 @@
-import { command } from '../admin/command.ts';
+import { command } from '../cli/command.ts';
 import { Account } from '../accounts/entities.ts';
 import { notFound } from '../shared/errors.ts';
 import { z } from '../shared/zod.ts';

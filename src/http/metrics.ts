@@ -1,9 +1,3 @@
-import type { Services } from '../services.ts';
-import { pendingHandOffs, unsettledPayouts } from '../pix/settlement-backlog.ts';
-import { within } from '../shared/time.ts';
-
-const METRICS_DEADLINE_MS = 2000;
-
 /** The Prometheus text exposition format, version 0.0.4. */
 export const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
@@ -14,29 +8,11 @@ interface Sample {
 
 const escapeLabel = (value: string) => value.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"');
 
-function gauge(name: string, help: string, samples: Sample[]): string {
+/** One gauge in the exposition format: its help, its type and a line per sample. */
+export function gauge(name: string, help: string, samples: Sample[]): string {
   const lines = samples.map(({ labels, value }) => {
     const labelText = labels ? `{${Object.entries(labels).map(([k, v]) => `${k}="${escapeLabel(v)}"`).join(',')}}` : '';
     return `${name}${labelText} ${value}`;
   });
   return [`# HELP ${name} ${help}`, `# TYPE ${name} gauge`, ...lines].join('\n');
-}
-
-/**
- * The settlement backlog as figures for monitoring. Served without authentication, so platform-wide only: no tenant
- * appears in it (per-tenant figures are for operators, in `system:check`). A workflow type with nothing waiting has
- * no sample.
- */
-export function settlementMetrics({ orm }: Services): () => Promise<string> {
-  return async () => {
-    const em = orm.em.fork();
-    const [payouts, handOffs] = await within(Promise.all([unsettledPayouts(em), pendingHandOffs(em)]), METRICS_DEADLINE_MS, 'PostgreSQL does not answer');
-    const byType = (value: (h: (typeof handOffs)[number]) => number) => handOffs.map((h) => ({ labels: { workflow_type: h.workflowType }, value: value(h) }));
-    return `${[
-      gauge('pix_payouts_unsettled', 'Pix payouts accepted and not settled yet (REQUESTED or PROCESSING).', [{ value: payouts.unsettled }]),
-      gauge('pix_payouts_unsettled_oldest_age_seconds', 'Age of the oldest unsettled Pix payout; 0 when none waits.', [{ value: payouts.oldestAgeSeconds ?? 0 }]),
-      gauge('workflow_handoffs_pending', 'Workflow hand-offs (workflow_start) Temporal has not taken yet.', byType((h) => h.pending)),
-      gauge('workflow_handoffs_oldest_age_seconds', 'Age of the oldest workflow hand-off Temporal has not taken yet.', byType((h) => h.oldestAgeSeconds)),
-    ].join('\n')}\n`;
-  };
 }

@@ -1,6 +1,6 @@
 import { z } from '../shared/zod.ts';
 import { Account } from '../accounts/entities.ts';
-import { command } from '../admin/command.ts';
+import { command } from '../cli/command.ts';
 import { digitsDocument } from './schemas.ts';
 import { getHolderByDocument, setBlocked } from './service.ts';
 import { unlockPin } from './pin.ts';

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Authenticator } from '../http/route.ts';
-import type { Services } from '../services.ts';
+import type { PlatformContext } from '../platform-context.ts';
 import { refusals, unauthorized } from '../shared/errors.ts';
 import { findTenant, tenantKeyIsActive } from '../tenants/service.ts';
 import { Holder } from './entities.ts';
@@ -21,7 +21,7 @@ export interface HolderAuth {
  * a live tenant key for client tokens (revocation is immediate), and a holder of the token's type that is not blocked.
  * Every failure is 401.
  */
-export function holderAuthenticator({ config, orm, credentials }: Services): Authenticator<HolderAuth> {
+export function holderAuthenticator({ config, orm, credentials }: PlatformContext): Authenticator<HolderAuth> {
   return {
     security: 'holderJwt',
     raises: refusals(verifyHolderToken, assertNotBlocked),

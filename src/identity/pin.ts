@@ -3,6 +3,7 @@ import { z } from '../shared/zod.ts';
 import type { Config } from '../config.ts';
 import { DomainError, refusals, validationError } from '../shared/errors.ts';
 import { hashSecretSlow, verifySecretSlow } from '../shared/secrets.ts';
+import type { HolderAuth } from './authenticator.ts';
 import { Holder } from './entities.ts';
 import { clearPinAttempts, isPinLocked, lockPin, reservePinAttempt } from './pin-store.ts';
 
@@ -52,6 +53,12 @@ export async function verifyPin(em: EntityManager, config: Config, holder: Holde
   throw new DomainError('INVALID_PIN', { attemptsLeft: MAX_PIN_ATTEMPTS - reserved.failedAttempts });
 }
 verifyPin.raises = refusals('PIN_NOT_SET', 'INVALID_PIN', 'PIN_LOCKED', 'PIN_ATTEMPTS_IN_FLIGHT');
+
+/** The PIN check of a holder's write: every caller gives the PIN, except a client token of a PIN-exempt tenant. */
+export async function checkPin(auth: Pick<HolderAuth, 'em' | 'holder' | 'pinExempt'>, config: Config, pin: string | undefined): Promise<void> {
+  if (!auth.pinExempt) await verifyPin(auth.em, config, auth.holder, pin);
+}
+checkPin.raises = refusals(verifyPin);
 
 export async function changePin(em: EntityManager, config: Config, holder: Holder, currentPin: string, newPin: string): Promise<void> {
   await verifyPin(em, config, holder, currentPin);

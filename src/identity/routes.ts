@@ -4,7 +4,7 @@ import { z } from '../shared/zod.ts';
 import { accountViews, holderAccounts, getOwnAccount, setMonthlyGoal } from '../accounts/service.ts';
 import { accountIdParams, tenantHeaders } from '../http/common-schemas.ts';
 import { defineRoute, type Authenticator } from '../http/route.ts';
-import type { Services } from '../services.ts';
+import type { PlatformContext } from '../platform-context.ts';
 import type { HolderType } from '../shared/documents.ts';
 import { reaisLimitSchema } from '../shared/money.ts';
 import type { HolderAuth } from './authenticator.ts';
@@ -30,8 +30,8 @@ import { authenticateClient, authenticateWithPassword, registerHolder } from './
 import { issueHolderToken } from './tokens.ts';
 import { holderView } from './holder-view.ts';
 
-export function registerIdentityRoutes(router: Router, registry: OpenAPIRegistry, services: Services, auth: Authenticator<HolderAuth>): void {
-  const { config, orm, temporal } = services;
+export function registerIdentityRoutes(router: Router, registry: OpenAPIRegistry, platform: PlatformContext, auth: Authenticator<HolderAuth>): void {
+  const { config, orm, temporal } = platform;
 
   async function authenticationResult(holder: Holder, token: string) {
     const em = orm.em.fork();

@@ -1,8 +1,7 @@
 import { Migrator } from '@mikro-orm/migrations';
-import { MikroORM, defineConfig, type Options } from '@mikro-orm/postgresql';
+import { MikroORM, defineConfig, type EntitySchema, type Options } from '@mikro-orm/postgresql';
 import pg from 'pg';
 import type { Logger } from 'pino';
-import { entities } from './entities.ts';
 import { applyFunctions } from './functions.ts';
 import { migrations } from './migrations/index.ts';
 
@@ -10,7 +9,10 @@ export type Orm = MikroORM;
 
 const MIGRATION_LOCK = 727001;
 
-export function ormOptions(databaseUrl: string, poolMax = 10): Options {
+/** The entities the ORM maps: each domain module owns its own, and the process that opens the database lists them (src/database.ts). */
+export type Entities = EntitySchema[];
+
+export function ormOptions(databaseUrl: string, entities: Entities, poolMax = 10): Options {
   return defineConfig({
     clientUrl: databaseUrl,
     entities,
@@ -30,8 +32,8 @@ export function ormOptions(databaseUrl: string, poolMax = 10): Options {
   });
 }
 
-export async function openOrm(databaseUrl: string, poolMax?: number): Promise<Orm> {
-  return MikroORM.init(ormOptions(databaseUrl, poolMax));
+export async function openOrm(databaseUrl: string, entities: Entities, poolMax?: number): Promise<Orm> {
+  return MikroORM.init(ormOptions(databaseUrl, entities, poolMax));
 }
 
 /**

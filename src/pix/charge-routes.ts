@@ -1,10 +1,10 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import type { Router } from 'express';
-import { operatingPixAccount } from '../accounts/operating.ts';
+import { operatingPixAccount } from '../identity/operating-account.ts';
 import { pixAccountParams } from '../fees/routes.ts';
 import type { Authenticator } from '../http/route.ts';
 import { defineRoute } from '../http/route.ts';
-import type { Services } from '../services.ts';
+import type { PlatformContext } from '../platform-context.ts';
 import { centsAmountSchema } from '../shared/money.ts';
 import { pageQuery } from '../shared/pagination.ts';
 import { freeText, z } from '../shared/zod.ts';
@@ -74,7 +74,7 @@ const ChargeRefund = z
 
 const chargeParams = pixAccountParams.extend({ chargeId: z.string().min(1).max(64) });
 
-export function registerPixChargeRoutes(router: Router, registry: OpenAPIRegistry, { config, temporal }: Services, auth: Authenticator<IntegrationAuth>): void {
+export function registerPixChargeRoutes(router: Router, registry: OpenAPIRegistry, { config, temporal }: PlatformContext, auth: Authenticator<IntegrationAuth>): void {
   defineRoute(router, registry, {
     method: 'post',
     path: '/v1/pix-accounts/:accountId/charges',

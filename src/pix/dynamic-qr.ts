@@ -4,7 +4,7 @@ import { reaisToCents } from '../shared/money.ts';
 import { z } from '../shared/zod.ts';
 import type { BrCode } from './brcode.ts';
 import { CobPayload } from './cob-payload.ts';
-import { decodeJws, JWS_ALGORITHMS, verifyJws, type DecodedJws, type JwsAlgorithm } from './jws.ts';
+import { decodeJws, JWS_ALGORITHMS, verifyJws, type DecodedJws, type JwsAlgorithm } from '../shared/jws.ts';
 import { identifyPixKey, type PixKeyType } from './keys.ts';
 import type { PixDocument, PixProvider } from './provider.ts';
 import { chargeLocation, namesPlatformHost, txidOfOwnLocation } from './public-urls.ts';

@@ -2,7 +2,7 @@ import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import type { Router } from 'express';
 import { documentOperation, mergeErrors } from '../http/operation-doc.ts';
 import { HTTP_LAYER_ERRORS } from '../http/route.ts';
-import type { Services } from '../services.ts';
+import type { PlatformContext } from '../platform-context.ts';
 import { hit } from '../shared/rate-limit.ts';
 import { z } from '../shared/zod.ts';
 import { findChargeByTxid, type PixCharge } from './charge-store.ts';
@@ -38,7 +38,7 @@ const decoyCharge = (txid: string, now: Date): Pick<PixCharge, 'txid' | 'created
  * URL (its 32-character txid is not guessable). Locations are limited per client address, and a known txid costs
  * the same work as an unknown one (both build and sign a payload), so neither guessing nor timing finds charges.
  */
-export function registerPixLocationRoutes(router: Router, registry: OpenAPIRegistry, { config, orm }: Services): void {
+export function registerPixLocationRoutes(router: Router, registry: OpenAPIRegistry, { config, orm }: PlatformContext): void {
   const signer = platformSigner(config);
   const jku = keySetUrl(config.publicBaseUrl);
   const limit = { name: 'pix-location', limit: config.PIX_LOCATION_MAX_PER_MINUTE, windowSeconds: 60 };

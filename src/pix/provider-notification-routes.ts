@@ -3,7 +3,7 @@ import type { Router } from 'express';
 import { rawBodyOf } from '../http/app.ts';
 import { accountNumber, branch, cents, cuid, pixEndToEndId } from '../http/common-schemas.ts';
 import { defineRoute, type Authenticator } from '../http/route.ts';
-import type { Services } from '../services.ts';
+import type { PlatformContext } from '../platform-context.ts';
 import { documentSchema } from '../shared/documents.ts';
 import { refusals } from '../shared/errors.ts';
 import { centsAmountSchema } from '../shared/money.ts';
@@ -98,7 +98,7 @@ const Answer = z
   .openapi('PixProviderNotificationAnswer');
 
 /** The provider proves each notification with its signature; the rate limit comes first, so forgeries cost little. */
-function signatureAuthenticator({ config, orm }: Services): Authenticator<undefined> {
+function signatureAuthenticator({ config, orm }: PlatformContext): Authenticator<undefined> {
   const limit = { name: 'pix-provider-notifications', limit: config.PIX_PROVIDER_NOTIFICATIONS_MAX_PER_MINUTE, windowSeconds: 60 };
   return {
     security: SIGNATURE_SCHEME,
@@ -117,7 +117,7 @@ function signatureAuthenticator({ config, orm }: Services): Authenticator<undefi
 }
 
 /** `POST {api_url}/v1/pix/provider/notifications`: what the Pix provider tells the platform, signed. */
-export function registerPixProviderNotificationRoutes(router: Router, registry: OpenAPIRegistry, services: Services): void {
+export function registerPixProviderNotificationRoutes(router: Router, registry: OpenAPIRegistry, platform: PlatformContext): void {
   registry.registerComponent('securitySchemes', SIGNATURE_SCHEME, {
     type: 'apiKey',
     in: 'header',
@@ -137,7 +137,7 @@ export function registerPixProviderNotificationRoutes(router: Router, registry: 
       'already final is answered as it stands and nothing moves; a return is credited once per `returnEndToEndId`, an incoming Pix once per ' +
       '`endToEndId`; with a `txid`, it pays that charge of the platform, or is refused with why (the payer\'s payout then fails). Any 4xx moves nothing.',
     headers,
-    auth: signatureAuthenticator(services),
+    auth: signatureAuthenticator(platform),
     body: Notification,
     bodyExample: { type: 'payout.settled', data: { payoutId: 'p4k8m2x6z0b3n7q1w5r9t2v6', endToEndId: 'E00000000202611241200aB3dE5fG7hJ', settledAt: '2026-11-24T12:00:02.000Z' } },
     responses: {
@@ -149,10 +149,10 @@ export function registerPixProviderNotificationRoutes(router: Router, registry: 
     },
     raises: [applyProviderNotification],
     async handler({ headers: h, body, req }) {
-      const answer = await applyProviderNotification(services.orm.em.fork(), services.config.TEMPORAL_TASK_QUEUE, h['webhook-id'], rawBodyOf(req), body);
+      const answer = await applyProviderNotification(platform.orm.em.fork(), platform.config.TEMPORAL_TASK_QUEUE, h['webhook-id'], rawBodyOf(req), body);
       const { result } = answer;
       if (answer.status === 'applied' && 'payoutStatus' in result && isFinalPayoutState(result.payoutStatus)) {
-        wakePayoutWorkflow(services.temporal.client, services.logger, result.payoutId, result.payoutStatus);
+        wakePayoutWorkflow(platform.temporal.client, platform.logger, result.payoutId, result.payoutStatus);
       }
       return { status: 200, body: answer };
     },

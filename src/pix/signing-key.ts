@@ -2,8 +2,8 @@ import { createPrivateKey, generateKeyPairSync } from 'node:crypto';
 import { join } from 'node:path';
 import type { Config } from '../config.ts';
 import { keptFile } from '../shared/kept-file.ts';
-import { jwsSigner } from './jws.ts';
-import { parseCertificateChain } from './signing-certificate.ts';
+import { jwsSigner } from '../shared/jws.ts';
+import { parseCertificateChain } from '../shared/signing-certificate.ts';
 
 /** Where the key generated when PIX_SIGNING_KEY is unset is kept, so every restart publishes the same key. */
 const GENERATED_KEY_FILE = join('data', 'pix-signing-key.pem');

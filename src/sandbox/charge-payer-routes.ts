@@ -4,14 +4,14 @@ import { dispatchHandOff } from '../handoff/dispatch.ts';
 import { cents, cuid, pixEndToEndId, tenantHeaders, utcDateTime } from '../http/common-schemas.ts';
 import { defineRoute } from '../http/route.ts';
 import { payCharge } from '../pix/charge-settlement.ts';
-import type { Services } from '../services.ts';
+import type { PlatformContext } from '../platform-context.ts';
 import { documentSchema } from '../shared/documents.ts';
 import { centsAmountSchema } from '../shared/money.ts';
 import { freeText, z } from '../shared/zod.ts';
 import { SANDBOX_PAYER } from './payer-bank.ts';
 
 /** An external payer (the simulated bank of SANDBOX_PAYER) pays a charge by its txid, through the same `payCharge` as every payment of a charge. */
-export function registerChargePayerRoutes(router: Router, registry: OpenAPIRegistry, { orm, temporal, config }: Services): void {
+export function registerChargePayerRoutes(router: Router, registry: OpenAPIRegistry, { orm, temporal, config }: PlatformContext): void {
   defineRoute(router, registry, {
     method: 'post',
     path: '/sandbox/pix/charges/:txid/pay',

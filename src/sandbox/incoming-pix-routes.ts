@@ -3,14 +3,14 @@ import type { Router } from 'express';
 import { cents, cuid, pixEndToEndId, tenantHeaders } from '../http/common-schemas.ts';
 import { defineRoute } from '../http/route.ts';
 import { receivePix } from '../pix/incoming.ts';
-import type { Services } from '../services.ts';
+import type { PlatformContext } from '../platform-context.ts';
 import { documentSchema } from '../shared/documents.ts';
 import { centsAmountSchema } from '../shared/money.ts';
 import { freeText, z } from '../shared/zod.ts';
 import { SANDBOX_PAYER } from './payer-bank.ts';
 
 /** A payer at another bank sends an account a Pix: what the Pix provider's `pix.received` notification does in production. */
-export function registerIncomingPixRoutes(router: Router, registry: OpenAPIRegistry, { orm }: Services): void {
+export function registerIncomingPixRoutes(router: Router, registry: OpenAPIRegistry, { orm }: PlatformContext): void {
   defineRoute(router, registry, {
     method: 'post',
     path: '/sandbox/pix/incoming',

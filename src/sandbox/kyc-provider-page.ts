@@ -5,7 +5,7 @@ import { documentOperation, mergeErrors } from '../http/operation-doc.ts';
 import { defineRoute, HTTP_LAYER_ERRORS } from '../http/route.ts';
 import type { Holder } from '../identity/entities.ts';
 import { decideKyc, holderOfRequisition, openKycPage } from '../identity/kyc.ts';
-import type { Services } from '../services.ts';
+import type { PlatformContext } from '../platform-context.ts';
 import { cpfSchema } from '../shared/documents.ts';
 import { notFound } from '../shared/errors.ts';
 import { freeText, z } from '../shared/zod.ts';
@@ -73,7 +73,7 @@ function page(holder: Holder, notice?: string): string {
  * The KYC provider's page behind `onboardingLink` and its completion endpoint. Both signal the holder's onboarding
  * workflow exactly as a real KYC provider's callback would.
  */
-export function registerKycProviderPageRoutes(router: Router, registry: OpenAPIRegistry, services: Services): void {
+export function registerKycProviderPageRoutes(router: Router, registry: OpenAPIRegistry, platform: PlatformContext): void {
   documentOperation(registry, {
     method: 'get',
     path: '/onboarding/:requisitionId',
@@ -97,8 +97,8 @@ export function registerKycProviderPageRoutes(router: Router, registry: OpenAPIR
     const params = requisitionParams.safeParse(req.params);
     const headers = optionalTenantHeaders.safeParse(req.headers);
     if (!params.success || !headers.success) throw notFound('Onboarding requisition');
-    const holder = await holderOfRequisition(services, params.data.requisitionId, headers.data['x-tenant-id']);
-    await openKycPage(services, holder);
+    const holder = await holderOfRequisition(platform, params.data.requisitionId, headers.data['x-tenant-id']);
+    await openKycPage(platform, holder);
     res.type('html').send(page(holder));
   });
 
@@ -125,8 +125,8 @@ export function registerKycProviderPageRoutes(router: Router, registry: OpenAPIR
     },
     raises: [holderOfRequisition, decideKyc],
     async handler({ headers, params, body, req }) {
-      const holder = await holderOfRequisition(services, params.requisitionId, headers['x-tenant-id']);
-      const { holder: decided, accountStatus } = await decideKyc(services, holder, {
+      const holder = await holderOfRequisition(platform, params.requisitionId, headers['x-tenant-id']);
+      const { holder: decided, accountStatus } = await decideKyc(platform, holder, {
         approved: body.decision === 'APPROVED',
         ...(body.reason ? { reason: body.reason } : {}),
         ...(body.phone ? { phone: body.phone } : {}),

@@ -4,13 +4,13 @@ import { getOwnAccount } from '../accounts/service.ts';
 import { accountIdParams, tenantHeaders } from '../http/common-schemas.ts';
 import { defineRoute, type Authenticator } from '../http/route.ts';
 import type { HolderAuth } from '../identity/authenticator.ts';
-import type { Services } from '../services.ts';
+import type { PlatformContext } from '../platform-context.ts';
 import { sentPayout } from './sent-payouts.ts';
 import { payoutExample, payoutParams, Payout, statementExample, statementQuery, StatementPage } from './schemas.ts';
 import { statementPage } from './service.ts';
 
 /** Read-only views of the holder's own account: they need no KYC completion, only the account's owner. */
-export function registerStatementRoutes(router: Router, registry: OpenAPIRegistry, { config }: Services, auth: Authenticator<HolderAuth>): void {
+export function registerStatementRoutes(router: Router, registry: OpenAPIRegistry, { config }: PlatformContext, auth: Authenticator<HolderAuth>): void {
   // Cursors are signed with the pepper (as tevIds are derived from it): rotating it only ends walks in progress.
   const cursorKey = config.KEY_PEPPER;
 

@@ -1,5 +1,5 @@
 import { z } from '../shared/zod.ts';
-import { command, presentFlag, repeated } from '../admin/command.ts';
+import { command, presentFlag, repeated } from '../cli/command.ts';
 import { createApiKey, createTenant, createTenantKey, revokeApiKey, revokeTenantKey } from './service.ts';
 
 export const tenantCommands = {

@@ -1,8 +1,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Account } from '../accounts/entities.ts';
 import type { Authenticator } from '../http/route.ts';
-import type { Services } from '../services.ts';
+import type { Config } from '../config.ts';
+import type { Orm } from '../persistence/orm.ts';
 import { DomainError, notFound, refusals, validationError } from '../shared/errors.ts';
+import { z } from '../shared/zod.ts';
+import type { CredentialCache } from './credential-cache.ts';
 import { authenticateApiKey, type ApiKeyPrincipal } from './service.ts';
 
 export interface IntegrationAuth {
@@ -11,7 +14,7 @@ export interface IntegrationAuth {
 }
 
 /** `Authorization: Bearer <API_KEY>` on `{api_url}`; every failure is 401. */
-export function apiKeyAuthenticator({ config, orm, credentials }: Services): Authenticator<IntegrationAuth> {
+export function apiKeyAuthenticator({ config, orm, credentials }: { config: Pick<Config, 'KEY_PEPPER'>; orm: Orm; credentials: CredentialCache }): Authenticator<IntegrationAuth> {
   return {
     security: 'apiKey',
     raises: refusals(authenticateApiKey),
@@ -34,6 +37,11 @@ export async function scopedAccount(auth: IntegrationAuth, pixAccountId: string)
   return account;
 }
 scopedAccount.raises = refusals('ACCOUNT_NOT_IN_KEY_SCOPE', 'NOT_FOUND');
+
+/** The header that names the Pix account a call acts for (`actingAccount`). */
+export const pixAccountHeader = z.object({
+  'x-pix-account-id': z.string().min(1).max(64).optional().openapi({ description: 'Selects the account when the key reaches several' }),
+});
 
 /** The Pix account a call acts for: `X-Pix-Account-Id` when given, else the key's only account. */
 function actingPixAccountId(auth: IntegrationAuth, pixAccountIdHeader: string | undefined): string {

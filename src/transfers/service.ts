@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { handOffUncertain, dispatchHandOff } from '../handoff/dispatch.ts';
 import { definitelyRefused } from '../persistence/database-errors.ts';
-import type { Services } from '../services.ts';
+import type { PlatformContext } from '../platform-context.ts';
 import { AppError, DomainError, isRefusal } from '../shared/errors.ts';
 import { derivedId } from '../shared/ids.ts';
 import { within } from '../shared/time.ts';
 import { tevResolutionStart, type SandboxTevOutcome, type TevOrigin, type TevOutcome, type TevSubmission } from '../../workflows/contracts/tev.ts';
+import type { SettlementQueue } from './settlement-queue.ts';
 import { settleTev, type Settlement } from './settlement.ts';
 
 export interface TevRequest {
@@ -17,6 +18,13 @@ export interface TevRequest {
   externalRef: string | null;
   idempotencyKey: string;
   origin: TevOrigin;
+}
+
+/** What a TEV request uses besides the platform: the request path's settlement queue, and the transfers whose outcome comes later (none in production). */
+export interface TevContext extends PlatformContext {
+  settlements: SettlementQueue;
+  /** The transfers whose outcome comes later instead of at once, and how (the sandbox's ,97 and ,98, src/sandbox/tev-outcomes.ts). */
+  deferredTevOutcome?: ((amountCents: bigint) => SandboxTevOutcome | null) | undefined;
 }
 
 export type TevResult =
@@ -55,7 +63,7 @@ function resultOf(settled: Settlement): TevResult {
  * Records the transfer PROCESSING with its resolution's hand-off in one transaction; the workflow resolves it as
  * `outcome` says, after its delay.
  */
-async function deferTev({ orm, config, temporal }: Services, submission: TevSubmission, outcome: SandboxTevOutcome): Promise<Settlement> {
+async function deferTev({ orm, config, temporal }: TevContext, submission: TevSubmission, outcome: SandboxTevOutcome): Promise<Settlement> {
   const em = orm.em.fork();
   const start = tevResolutionStart({ submission, sandbox: outcome });
   const settled = await settleTev(em, config, submission, 'DEFER', { handOff: { ...start, taskQueue: config.TEMPORAL_TASK_QUEUE } });
@@ -71,8 +79,8 @@ async function deferTev({ orm, config, temporal }: Services, submission: TevSubm
  * the answer is `submitted_unknown`, and the resolution workflow settles it or reads how it settled. An error the
  * settlement raises itself is known (nothing was written): 500, and no workflow.
  */
-export async function submitTev(services: Services, request: TevRequest): Promise<TevResult> {
-  const { orm, config, temporal, logger } = services;
+export async function submitTev(ctx: TevContext, request: TevRequest): Promise<TevResult> {
+  const { orm, config, temporal, logger } = ctx;
   const submission: TevSubmission = {
     tevId: tevIdFor(config.KEY_PEPPER, request.sourceAccountId, request.idempotencyKey),
     tenantId: request.tenantId,
@@ -85,10 +93,10 @@ export async function submitTev(services: Services, request: TevRequest): Promis
     idempotencyKey: request.idempotencyKey,
     origin: request.origin,
   };
-  const deferred = services.deferredTevOutcome?.(request.amountCents);
-  if (deferred) return resultOf(await deferTev(services, submission, deferred));
+  const deferred = ctx.deferredTevOutcome?.(request.amountCents);
+  if (deferred) return resultOf(await deferTev(ctx, submission, deferred));
   try {
-    return resultOf(await within(services.settlements.settle(submission), config.TEV_RESPONSE_DEADLINE_MS));
+    return resultOf(await within(ctx.settlements.settle(submission), config.TEV_RESPONSE_DEADLINE_MS));
   } catch (err) {
     if (isRefusal(err)) throw err;
     // The settlement refused the request itself (nothing was written): a known outcome, and one a workflow retrying

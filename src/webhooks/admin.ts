@@ -1,4 +1,4 @@
-import { command, CommandError } from '../admin/command.ts';
+import { command, CommandError } from '../cli/command.ts';
 import { z } from '../shared/zod.ts';
 import { deliveryLog } from './delivery-store.ts';
 import { redeliver } from './delivery.ts';

@@ -5,7 +5,7 @@ import type { Authenticator } from '../http/route.ts';
 import { defineRoute } from '../http/route.ts';
 import { paginated, utcDateTime, uuid } from '../http/common-schemas.ts';
 import { EVENT_TYPES } from '../events/outbox.ts';
-import type { Services } from '../services.ts';
+import type { PlatformContext } from '../platform-context.ts';
 import { pageQuery } from '../shared/pagination.ts';
 import { hit, type RateLimit } from '../shared/rate-limit.ts';
 import { z } from '../shared/zod.ts';
@@ -49,7 +49,7 @@ const deliveryExample = {
 const deliveryParams = pixAccountParams.extend({ webhookId: z.string().min(1).max(64) });
 
 /** The integrator's delivery log: every delivery of an endpoint with its attempts, and redelivery of one event. */
-export function registerWebhookDeliveryRoutes(router: Router, registry: OpenAPIRegistry, { config, temporal }: Services, auth: Authenticator<IntegrationAuth>): void {
+export function registerWebhookDeliveryRoutes(router: Router, registry: OpenAPIRegistry, { config, temporal }: PlatformContext, auth: Authenticator<IntegrationAuth>): void {
   const redeliveries: RateLimit = { name: 'webhook-redeliver', limit: config.WEBHOOK_REDELIVER_MAX_PER_MINUTE, windowSeconds: 60 };
   defineRoute(router, registry, {
     method: 'get',

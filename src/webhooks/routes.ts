@@ -5,7 +5,7 @@ import { pixAccountParams } from '../fees/routes.ts';
 import type { Authenticator } from '../http/route.ts';
 import { defineRoute } from '../http/route.ts';
 import { cuid, offsetDateTime, paginated } from '../http/common-schemas.ts';
-import type { Services } from '../services.ts';
+import type { PlatformContext } from '../platform-context.ts';
 import { pageQuery } from '../shared/pagination.ts';
 import { z } from '../shared/zod.ts';
 import { scopedAccount, type IntegrationAuth } from '../tenants/api-key-auth.ts';
@@ -77,7 +77,7 @@ const webhookExample = {
 };
 const AUTH_TOKEN_EXAMPLE = 'whsec-test-token-with-at-least-32-characters';
 
-export function registerWebhookRoutes(router: Router, registry: OpenAPIRegistry, { config, temporal }: Services, auth: Authenticator<IntegrationAuth>): void {
+export function registerWebhookRoutes(router: Router, registry: OpenAPIRegistry, { config, temporal }: PlatformContext, auth: Authenticator<IntegrationAuth>): void {
   defineRoute(router, registry, {
     method: 'post',
     path: '/v1/pix-accounts/:accountId/webhooks',

@@ -9,14 +9,15 @@ import { Account } from '../../../src/accounts/entities.ts';
 import { setFees } from '../../../src/fees/service.ts';
 import { Holder } from '../../../src/identity/entities.ts';
 import { approveOnboarding, provisionOnboardingAccount } from '../../../src/identity/onboarding-steps.ts';
-import { openOrm, type Orm } from '../../../src/persistence/orm.ts';
+import { openDatabase } from '../../../src/database.ts';
+import type { Orm } from '../../../src/persistence/orm.ts';
 import { receivePix } from '../../../src/pix/incoming.ts';
 import { createTenant } from '../../../src/tenants/service.ts';
 import { closeDb, sql } from '../../support/db.ts';
 import { newCpf } from '../../support/fixtures.ts';
 import { expectLedgerConsistent } from '../../support/ledger.ts';
 
-const openTestOrm = (): Promise<Orm> => openOrm(process.env.TEST_DATABASE_URL!, 4);
+const openTestOrm = (): Promise<Orm> => openDatabase(process.env.TEST_DATABASE_URL!, 4);
 
 /**
  * The run's database for one test file: an ORM opened before its tests, and after each test the check that every

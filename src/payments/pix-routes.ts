@@ -1,23 +1,22 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { randomUUID } from 'node:crypto';
 import type { Router } from 'express';
-import { operatingAccount } from '../accounts/operating.ts';
-import { ApprovalPending } from '../approvals/routes.ts';
+import { operatingAccount } from '../identity/operating-account.ts';
 import { cents, cuid, tenantHeaders, utcDateTime } from '../http/common-schemas.ts';
 import type { ErrorsByStatus } from '../http/error-codes.ts';
 import type { Authenticator, Reply } from '../http/route.ts';
 import { defineRoute } from '../http/route.ts';
 import type { HolderAuth } from '../identity/authenticator.ts';
 import { pinSchema } from '../identity/pin.ts';
-import type { Services } from '../services.ts';
 import { idempotencyKey } from '../shared/idempotency.ts';
 import { reaisAmountSchema } from '../shared/money.ts';
 import { z } from '../shared/zod.ts';
 import { description } from '../transfers/schemas.ts';
-import { buildBrCode } from './brcode.ts';
-import { withPixKey } from './keys.ts';
-import { payPixKey, payQrCode, type PaymentAnswer, type PixPaymentContext } from './payments.ts';
-import { pixProvider } from './provider-factory.ts';
+import { buildBrCode } from '../pix/brcode.ts';
+import { withPixKey } from '../pix/keys.ts';
+import { ApprovalPending } from './approval-routes.ts';
+import type { PaymentContext } from './context.ts';
+import { payPixKey, payQrCode, type PaymentAnswer } from './pix.ts';
 
 const PayoutCreated = z
   .object({
@@ -41,9 +40,7 @@ function reply(answer: PaymentAnswer): Reply {
   return { status: answer.kind === 'debited' ? 201 : 202, body: { payout: answer.payout } };
 }
 
-export function registerPixPaymentRoutes(router: Router, registry: OpenAPIRegistry, services: Services, auth: Authenticator<HolderAuth>): void {
-  const ctx: PixPaymentContext = { services, provider: pixProvider(services.config, services.orm) };
-
+export function registerPixPaymentRoutes(router: Router, registry: OpenAPIRegistry, ctx: PaymentContext, auth: Authenticator<HolderAuth>): void {
   const responses = {
     201: { description: 'Debited; the payout is PROCESSING until the provider settles it (GET /accounts/{accountId}/payouts/{payoutId})', schema: PayoutCreated, example: processing },
     202: {

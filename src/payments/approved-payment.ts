@@ -1,4 +1,4 @@
-/** What the approval workflow's steps do once the approver decides: run the held payment, or reject it. */
+/** The approval workflow's step once the approver approves: the held payment runs, through the same domain functions as an immediate one. */
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Account } from '../accounts/entities.ts';
@@ -8,7 +8,8 @@ import { tevIdFor } from '../transfers/service.ts';
 import { settleTev } from '../transfers/settlement.ts';
 import type { PixPayoutInput } from '../../workflows/contracts/pix-payout.ts';
 import { NOT_APPROVER } from '../../workflows/contracts/approval.ts';
-import { markApproved, markRejected } from './store.ts';
+import { markApproved } from '../approvals/store.ts';
+import { heldPaymentOf } from './held-payment.ts';
 
 /** What approving did: the payment ran (EXECUTED) or was refused (FAILED); a debited payout still has to settle. */
 export interface Executed {
@@ -33,7 +34,7 @@ export async function approveAndExecute(em: EntityManager, config: ExecutionConf
   return em.transactional(async (tx) => {
     const request = await markApproved(tx, requestId, decidedBy);
     if (typeof request === 'string') return { status: request };
-    const payment = request.payment;
+    const payment = heldPaymentOf(request);
     const idempotencyKey = `approval:${requestId}`;
     if (payment.kind === 'TEV') {
       const tevId = tevIdFor(config.KEY_PEPPER, request.accountId, idempotencyKey);
@@ -71,6 +72,3 @@ export async function approveAndExecute(em: EntityManager, config: ExecutionConf
     };
   });
 }
-
-/** Rejects the request, with the same check of the decider as an approval (`markRejected`). */
-export const rejectApproval = (em: EntityManager, requestId: string, decidedBy: string | null) => em.transactional((tx) => markRejected(tx, requestId, decidedBy));

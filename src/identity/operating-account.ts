@@ -1,16 +1,15 @@
-import type { Config } from '../config.ts';
-import type { HolderAuth } from '../identity/authenticator.ts';
-import { verifyPin } from '../identity/pin.ts';
-import { Holder } from '../identity/entities.ts';
-import { scopedAccount, type IntegrationAuth } from '../tenants/api-key-auth.ts';
+import { MONEY_REFUSALS, type Account } from '../accounts/entities.ts';
+import { getOwnAccount } from '../accounts/service.ts';
 import { DomainError, refusals } from '../shared/errors.ts';
-import { MONEY_REFUSALS, type Account } from './entities.ts';
-import { getOwnAccount } from './service.ts';
+import { scopedAccount, type IntegrationAuth } from '../tenants/api-key-auth.ts';
+import type { HolderAuth } from './authenticator.ts';
+import { Holder } from './entities.ts';
 
 /**
  * The "operating account" rule, for both hosts: the account may move money, by the ledger's rule
  * (`account_refusal`, src/ledger/sql/rules.sql) read with the account (`moneyRefusal`): the holder is not blocked
- * (else 401), is through KYC (else 403) and the account APPROVED (else 403).
+ * (else 401), is through KYC (else 403) and the account APPROVED (else 403). It lives with the holders, above
+ * accounts/ and tenants/: it takes either host's caller.
  */
 function assertOperating(account: Account): void {
   if (account.moneyRefusal) throw new DomainError(account.moneyRefusal);
@@ -33,9 +32,3 @@ export async function operatingPixAccount(auth: IntegrationAuth, pixAccountId: s
   return { account, holder };
 }
 operatingPixAccount.raises = refusals(scopedAccount, assertOperating);
-
-/** Every write checks the PIN, except for client tokens of a PIN-exempt tenant. */
-export async function authorizeWrite(auth: HolderAuth, config: Config, pin: string | undefined): Promise<void> {
-  if (!auth.pinExempt) await verifyPin(auth.em, config, auth.holder, pin);
-}
-authorizeWrite.raises = refusals(verifyPin);

@@ -1,32 +1,27 @@
 import type { Account } from '../accounts/entities.ts';
-import { authorizeWrite } from '../accounts/operating.ts';
 import { holdForApproval, type Held } from '../approvals/service.ts';
 import { handOffUncertain } from '../handoff/dispatch.ts';
 import type { HolderAuth } from '../identity/authenticator.ts';
-import type { Services } from '../services.ts';
+import { checkPin } from '../identity/pin.ts';
 import { definitelyRefused } from '../persistence/database-errors.ts';
+import { amountToPay, parseBrCode, type BrCode } from '../pix/brcode.ts';
+import { readScannedCharge, scannedChargeAmount } from '../pix/dynamic-qr.ts';
+import { identifyPixKey, type PixKeyType } from '../pix/keys.ts';
+import { findPayoutByKey } from '../pix/payout-store.ts';
+import type { DebitOutcome } from '../pix/payout-debits.ts';
+import { openingOf, payoutDebitOf, payoutTiming, type PayoutRequest } from '../pix/payouts.ts';
 import { AppError, isRefusal, validationError } from '../shared/errors.ts';
 import { idempotencyConflict } from '../shared/idempotency.ts';
 import { within } from '../shared/time.ts';
 import { pixPayoutStart, type PixPayoutInput } from '../../workflows/contracts/pix-payout.ts';
-import { amountToPay, parseBrCode, type BrCode } from './brcode.ts';
-import { readScannedCharge, scannedChargeAmount } from './dynamic-qr.ts';
-import { identifyPixKey, type PixKeyType } from './keys.ts';
-import { findPayoutByKey } from './payout-store.ts';
-import type { DebitOutcome } from './payout-debits.ts';
-import { openingOf, payoutDebitOf, payoutTiming, type PayoutRequest } from './payouts.ts';
-import type { PixProvider } from './provider.ts';
+import type { PaymentContext } from './context.ts';
+import type { HeldPayment } from './held-payment.ts';
 
 /**
  * Paying with Pix, by key or by QR Code: one function per use case. Each finds the receiver, checks the PIN, then
  * either holds the payment for the account's approver or debits it in the request, handing its settlement to its
  * workflow in the same transaction.
  */
-
-export interface PixPaymentContext {
-  services: Services;
-  provider: PixProvider;
-}
 
 /** The outcome of a payment request: debited (PROCESSING), accepted but not decided yet (PENDING), or held for approval. */
 export type PaymentAnswer = { kind: 'debited'; payout: PayoutView } | { kind: 'pending'; payout: PayoutView } | { kind: 'held'; held: Held };
@@ -63,10 +58,10 @@ export interface QrCodePayment extends Payer {
 type Payment = Omit<PayoutRequest, 'tenantId' | 'account' | 'idempotencyKey'>;
 
 /** Pays a Pix key (channel PIX_OUT). */
-export async function payPixKey(ctx: PixPaymentContext, r: KeyPayment): Promise<PaymentAnswer> {
-  const beneficiary = await ctx.provider.resolveKey(r.pixKeyType, r.pixKey);
+export async function payPixKey(ctx: PaymentContext, r: KeyPayment): Promise<PaymentAnswer> {
+  const beneficiary = await ctx.pixProvider.resolveKey(r.pixKeyType, r.pixKey);
   if (!beneficiary) throw pixKeyNotFound();
-  await authorizeWrite(r.auth, ctx.services.config, r.pin);
+  await checkPin(r.auth, ctx.config, r.pin);
   return pay(ctx, r, { channel: 'PIX_OUT', amountCents: r.amountCents, pixKey: r.pixKey, pixKeyType: r.pixKeyType, beneficiary, qr: null, description: r.description });
 }
 
@@ -74,15 +69,15 @@ export async function payPixKey(ctx: PixPaymentContext, r: KeyPayment): Promise<
  * Pays a BR Code (channel QR_CODE_OUT). A static code names the key; a dynamic one names the location of a charge,
  * whose signed payload gives the key, the amount and the txid, and whose receiver gets the payment as that charge's.
  */
-export async function payQrCode(ctx: PixPaymentContext, r: QrCodePayment): Promise<PaymentAnswer> {
+export async function payQrCode(ctx: PaymentContext, r: QrCodePayment): Promise<PaymentAnswer> {
   const code = parseBrCode(r.qrCode);
   if (code.url !== null) return payDynamicCode(ctx, r, { ...code, url: code.url });
   const amountCents = amountToPay(code, r.amountCents);
   const key = identifyPixKey(code.pixKey!);
   if (!key) throw validationError('Invalid Pix BR Code: field 26-01 is not a valid Pix key', [{ path: 'body.qrCode', message: 'the key is not a CPF, CNPJ, e-mail, phone or EVP key' }]);
-  const beneficiary = await ctx.provider.resolveKey(key.pixKeyType, key.pixKey);
+  const beneficiary = await ctx.pixProvider.resolveKey(key.pixKeyType, key.pixKey);
   if (!beneficiary) throw pixKeyNotFound();
-  await authorizeWrite(r.auth, ctx.services.config, r.pin);
+  await checkPin(r.auth, ctx.config, r.pin);
   return pay(ctx, r, {
     channel: 'QR_CODE_OUT',
     amountCents,
@@ -93,9 +88,9 @@ export async function payQrCode(ctx: PixPaymentContext, r: QrCodePayment): Promi
   });
 }
 
-async function payDynamicCode(ctx: PixPaymentContext, r: QrCodePayment, code: BrCode & { url: string }): Promise<PaymentAnswer> {
+async function payDynamicCode(ctx: PaymentContext, r: QrCodePayment, code: BrCode & { url: string }): Promise<PaymentAnswer> {
   // The PIN first: the platform fetches a code's location only for a holder allowed to pay.
-  await authorizeWrite(r.auth, ctx.services.config, r.pin);
+  await checkPin(r.auth, ctx.config, r.pin);
   // A retry must answer what the first request did, even though the charge it paid no longer reads as payable.
   const recorded = await findPayoutByKey(r.auth.em, r.account.id, r.idempotencyKey);
   if (recorded) {
@@ -103,9 +98,9 @@ async function payDynamicCode(ctx: PixPaymentContext, r: QrCodePayment, code: Br
     const opening = openingOf(recorded);
     return answerOf(opening ? { kind: 'decided', opening } : { kind: 'pending', payoutId: recorded.id, amountCents: recorded.amountCents.toString() });
   }
-  const charge = await readScannedCharge(ctx.provider, code, ctx.services.config.publicBaseUrl, new Date());
+  const charge = await readScannedCharge(ctx.pixProvider, code, ctx.config.publicBaseUrl, new Date());
   const amountCents = scannedChargeAmount(charge, code, r.amountCents);
-  const beneficiary = await ctx.provider.resolveChargeReceiver(charge);
+  const beneficiary = await ctx.pixProvider.resolveChargeReceiver(charge);
   if (!beneficiary) throw pixKeyNotFound();
   return pay(ctx, r, {
     channel: 'QR_CODE_OUT',
@@ -127,17 +122,17 @@ const pixKeyNotFound = () => new AppError(422, 'PIX_KEY_NOT_FOUND', 'No account 
  * outcome is not known in time (a lost connection, the deadline), the answer is 202 PENDING and the settlement
  * workflow, handed the request, debits it (idempotently) or finds it debited.
  */
-async function pay(ctx: PixPaymentContext, r: Payer, payment: Payment): Promise<PaymentAnswer> {
-  const { config, logger, orm, temporal } = ctx.services;
+async function pay(ctx: PaymentContext, r: Payer, payment: Payment): Promise<PaymentAnswer> {
+  const { config, logger, orm, temporal } = ctx;
   const tenantId = r.auth.holder.tenantId;
   if (r.account.approverHolderId) {
-    const held = { kind: 'PIX' as const, ...payment, amountCents: payment.amountCents.toString() };
-    return { kind: 'held', held: await holdForApproval(ctx.services, { tenantId, source: r.account, requesterHolderId: r.auth.holder.id, idempotencyKey: r.idempotencyKey, payment: held }) };
+    const held: HeldPayment = { kind: 'PIX', ...payment, amountCents: payment.amountCents.toString() };
+    return { kind: 'held', held: await holdForApproval(ctx, { tenantId, source: r.account, requesterHolderId: r.auth.holder.id, idempotencyKey: r.idempotencyKey, payment: held }) };
   }
   const debit = payoutDebitOf(config.KEY_PEPPER, { ...payment, tenantId, account: r.account, idempotencyKey: r.idempotencyKey });
   const start = pixPayoutStart({ payoutId: debit.payoutId, tenantId, accountId: r.account.id, timing: payoutTiming(config) });
   try {
-    return answerOf(await within(ctx.services.pixDebits.debit({ debit, handOff: { taskQueue: config.TEMPORAL_TASK_QUEUE, start } }), config.TEV_RESPONSE_DEADLINE_MS));
+    return answerOf(await within(ctx.pixDebits.debit({ debit, handOff: { taskQueue: config.TEMPORAL_TASK_QUEUE, start } }), config.TEV_RESPONSE_DEADLINE_MS));
   } catch (err) {
     if (isRefusal(err)) throw err;
     if (definitelyRefused(err)) {

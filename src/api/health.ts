@@ -1,10 +1,10 @@
-import type { Services } from '../services.ts';
+import type { PlatformContext } from '../platform-context.ts';
 import { within } from '../shared/time.ts';
-import type { HealthCheck } from './app.ts';
+import type { HealthCheck } from '../http/app.ts';
 
 const HEALTH_DEADLINE_MS = 2000;
 
-export function dependencyChecks({ orm, temporal }: Services): HealthCheck[] {
+export function dependencyChecks({ orm, temporal }: PlatformContext): HealthCheck[] {
   return [
     { name: 'database', check: async () => void (await within(orm.em.fork().execute('select 1'), HEALTH_DEADLINE_MS, 'PostgreSQL does not answer')) },
     {

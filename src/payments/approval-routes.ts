@@ -5,11 +5,12 @@ import type { Authenticator } from '../http/route.ts';
 import { defineRoute } from '../http/route.ts';
 import type { HolderAuth } from '../identity/authenticator.ts';
 import { pinSchema } from '../identity/pin.ts';
-import type { Services } from '../services.ts';
+import { decideApproval, listForApprover, readApproval } from '../approvals/service.ts';
+import type { PlatformContext } from '../platform-context.ts';
 import { pageQuery } from '../shared/pagination.ts';
 import { z } from '../shared/zod.ts';
 import { PIX_KEY_TYPES } from '../pix/keys.ts';
-import { decideApproval, listForApprover, readApproval } from './service.ts';
+import { approvalView } from './held-payment.ts';
 
 const STATUSES = ['PENDING', 'APPROVED', 'EXECUTED', 'FAILED', 'REJECTED', 'EXPIRED', 'CANCELLED'] as const;
 
@@ -71,7 +72,7 @@ export const approvalPendingExample = { approvalRequestId: '5b7e9c1d-2f3a-4b8c-9
 
 const idParams = z.object({ id: z.uuid({ error: 'id must be a UUID' }) });
 
-export function registerApprovalRoutes(router: Router, registry: OpenAPIRegistry, services: Services, auth: Authenticator<HolderAuth>): void {
+export function registerApprovalRoutes(router: Router, registry: OpenAPIRegistry, platform: PlatformContext, auth: Authenticator<HolderAuth>): void {
   defineRoute(router, registry, {
     method: 'get',
     path: '/approvals',
@@ -89,7 +90,8 @@ export function registerApprovalRoutes(router: Router, registry: OpenAPIRegistry
       },
     },
     async handler({ auth: a, query }) {
-      return { status: 200, body: await listForApprover(a.em, services.config.KEY_PEPPER, a.holder.id, query.status, query.limit, query.cursor) };
+      const { approvals, pagination } = await listForApprover(a.em, platform.config.KEY_PEPPER, a.holder.id, query.status, query.limit, query.cursor);
+      return { status: 200, body: { approvals: approvals.map(approvalView), pagination } };
     },
   });
 
@@ -105,7 +107,7 @@ export function registerApprovalRoutes(router: Router, registry: OpenAPIRegistry
     responses: { 200: { description: 'The request', schema: ApprovalRequest, example: approvalExample } },
     errors: { 404: ['NOT_FOUND'] },
     async handler({ auth: a, params }) {
-      return { status: 200, body: await readApproval(a.em, a.holder, params.id) };
+      return { status: 200, body: approvalView(await readApproval(a.em, a.holder, params.id)) };
     },
   });
 
@@ -138,7 +140,7 @@ export function registerApprovalRoutes(router: Router, registry: OpenAPIRegistry
         503: ['TEMPORARILY_UNAVAILABLE'],
       },
       async handler({ auth: a, params, body }) {
-        return { status: 200, body: await decideApproval(services, a, params.id, approve, body.pin) };
+        return { status: 200, body: approvalView(await decideApproval(platform, a, params.id, approve, body.pin)) };
       },
     });
   }

@@ -1,0 +1,13 @@
+import { Account } from './accounts/entities.ts';
+import { Holder } from './identity/entities.ts';
+import { openOrm, type Orm } from './persistence/orm.ts';
+import { ApiKey, Tenant, TenantApiKey } from './tenants/entities.ts';
+
+/**
+ * Every entity the ORM maps; each domain module owns its own definitions. Listed here, above the modules, so that
+ * persistence/ (below them all) never imports one.
+ */
+export const entities = [Tenant, TenantApiKey, ApiKey, Holder, Account];
+
+/** The platform's database, as every process opens it. */
+export const openDatabase = (databaseUrl: string, poolMax?: number): Promise<Orm> => openOrm(databaseUrl, entities, poolMax);

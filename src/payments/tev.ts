@@ -1,0 +1,37 @@
+import { holdForApproval, type Held } from '../approvals/service.ts';
+import { Account } from '../accounts/entities.ts';
+import type { HolderAuth } from '../identity/authenticator.ts';
+import { checkPin } from '../identity/pin.ts';
+import { submitTev, type TevAnswer, type TevRequest } from '../transfers/service.ts';
+import type { PaymentContext } from './context.ts';
+import type { HeldPayment } from './held-payment.ts';
+
+/** A TEV request's outcome: settled (or not known in time), or held for the account's approver. */
+export type TevPaymentAnswer = { held: Held } | { result: TevAnswer };
+
+/**
+ * A TEV, paid now or held: `settle_tev` decides in its one transaction, under the source account's lock, whether the
+ * account is under dual approval (APPROVAL_REQUIRED, nothing recorded), so an immediate TEV makes one round trip. A
+ * held TEV is recorded for the account's approver, as requested by the account's holder.
+ */
+export async function payTev(ctx: PaymentContext, r: TevRequest): Promise<TevPaymentAnswer> {
+  const result = await submitTev(ctx, r);
+  if (result.kind !== 'approval_required') return { result };
+  const source = await ctx.orm.em.fork().findOneOrFail(Account, { id: r.sourceAccountId });
+  const payment: HeldPayment = { kind: 'TEV', destinationAccountId: result.destinationAccountId, amountCents: r.amountCents.toString(), description: r.description, externalRef: r.externalRef };
+  return {
+    held: await holdForApproval(ctx, {
+      tenantId: r.tenantId,
+      source,
+      requesterHolderId: source.holderId!,
+      idempotencyKey: r.idempotencyKey,
+      payment,
+    }),
+  };
+}
+
+/** A holder's TEV: the PIN first (as for a Pix payment), then paid now or held. */
+export async function payTevAsHolder(ctx: PaymentContext, auth: HolderAuth, pin: string | undefined, r: TevRequest): Promise<TevPaymentAnswer> {
+  await checkPin(auth, ctx.config, pin);
+  return payTev(ctx, r);
+}
