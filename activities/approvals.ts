@@ -1,6 +1,5 @@
-import { rejectApproval } from '../src/approvals/service.ts';
+import { closeApproval, rejectApproval } from '../src/approvals/service.ts';
 import { approveAndExecute } from '../src/payments/approved-payment.ts';
-import { closeApprovalRequest } from '../src/approvals/store.ts';
 import type { ApprovalStatus } from '../workflows/contracts/approval.ts';
 import type { ActivityDeps } from './deps.ts';
 
@@ -14,7 +13,7 @@ export function approvalActivities({ orm, config }: ActivityDeps) {
     rejectApproval: (requestId: string, decidedBy: string | null) => rejectApproval(orm.em.fork(), requestId, decidedBy),
     /** Final state of the request; only an open request changes. */
     closeApproval: (requestId: string, status: Exclude<ApprovalStatus, 'PENDING' | 'APPROVED'>, result: { operationId: string; reason: string | null } | null) =>
-      closeApprovalRequest(orm.em.fork(), requestId, status, result),
+      closeApproval(orm.em.fork(), requestId, status, result),
   };
 }
 export type ApprovalActivities = ReturnType<typeof approvalActivities>;

@@ -1,5 +1,5 @@
+import { sendChargeRefund } from '../src/pix/charge-settlement.ts';
 import { expireCharge } from '../src/pix/charges.ts';
-import { findRefundReturn } from '../src/pix/charge-store.ts';
 import { pixProvider } from '../src/pix/provider-factory.ts';
 import type { ActivityDeps } from './deps.ts';
 
@@ -11,11 +11,7 @@ export function pixChargeActivities({ orm, config }: ActivityDeps) {
       return expireCharge(orm.em.fork(), chargeId);
     },
     /** Sends a refund's devolução to the payer's institution; the provider takes each return once, so retries are harmless. */
-    async sendPixChargeRefund(refundId: string): Promise<void> {
-      const sent = await findRefundReturn(orm.em.fork(), refundId);
-      if (!sent) throw new Error(`unknown charge refund ${refundId}`);
-      await provider.returnPix(sent);
-    },
+    sendPixChargeRefund: (refundId: string): Promise<void> => sendChargeRefund(orm.em.fork(), provider, refundId),
   };
 }
 export type PixChargeActivities = ReturnType<typeof pixChargeActivities>;

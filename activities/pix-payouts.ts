@@ -1,5 +1,5 @@
 import { pixProvider } from '../src/pix/provider-factory.ts';
-import { debitPayout, openPayout, payoutSubmission, refundPayout, reversePayout, settlePayout } from '../src/pix/payouts.ts';
+import { debitUnconfirmedPayout, openPayout, refundPayout, reversePayout, settlePayout, submitPayout } from '../src/pix/payouts.ts';
 import type { ProviderPayoutState } from '../src/pix/provider.ts';
 import type { PayoutDebit } from '../workflows/contracts/pix-payout.ts';
 import type { ActivityDeps } from './deps.ts';
@@ -8,14 +8,10 @@ export function pixPayoutActivities({ orm, config }: ActivityDeps) {
   const provider = pixProvider(config, orm);
   return {
     /** The request's debit, when the request could not tell whether it committed: the run is the one that continues. */
-    debitPixPayout: async (debit: PayoutDebit) => {
-      const debited = await debitPayout(orm.em.fork(), debit, null);
-      // Recorded PENDING only by a version that debited in the workflow: that debit is `openPayout`'s.
-      return debited.kind === 'decided' ? debited.opening : openPayout(orm.em.fork(), debit.payoutId);
-    },
+    debitPixPayout: (debit: PayoutDebit) => debitUnconfirmedPayout(orm.em.fork(), debit),
     /** Runs started before the debit moved into the request. */
     openPixPayout: (payoutId: string) => openPayout(orm.em.fork(), payoutId),
-    submitPixPayout: async (payoutId: string): Promise<void> => provider.submitPayout(await payoutSubmission(orm.em.fork(), payoutId)),
+    submitPixPayout: (payoutId: string): Promise<void> => submitPayout(orm.em.fork(), provider, payoutId),
     queryPixPayout: (payoutId: string): Promise<ProviderPayoutState> => provider.queryPayout(payoutId),
     settlePixPayout: (payoutId: string, state: Extract<ProviderPayoutState, { state: 'POSTED' }>) => settlePayout(orm.em.fork(), payoutId, state),
     reversePixPayout: (payoutId: string, state: Extract<ProviderPayoutState, { state: 'FAILED' | 'CANCELLED' }>) => reversePayout(orm.em.fork(), payoutId, state),

@@ -15,6 +15,7 @@ import { executeUpdateWithStart, isAlreadyStarted } from '../temporal/workflow-s
 import { NOT_APPROVER, approvalStart, decide, type ApprovalStatus } from '../../workflows/contracts/approval.ts';
 import type { ApprovalPayment } from './held-payment.ts';
 import {
+  closeApprovalRequest,
   findApproval,
   findApprovalByKey,
   findApprovalForDecision,
@@ -122,6 +123,10 @@ export async function decideApproval(platform: PlatformContext, auth: HolderAuth
   if (final === 'CANCELLED') throw alreadyDecided();
   return (await findApproval(em, request.id))!;
 }
+
+/** The approval run's last step: an open request takes its final state; one already final keeps its own (retries are harmless). */
+export const closeApproval = (em: EntityManager, requestId: string, status: Parameters<typeof closeApprovalRequest>[2], result: Parameters<typeof closeApprovalRequest>[3]) =>
+  closeApprovalRequest(em, requestId, status, result);
 
 /** Rejects the request, with the same check of the decider as an approval (`markRejected`). */
 export const rejectApproval = (em: EntityManager, requestId: string, decidedBy: string | null) => em.transactional((tx) => markRejected(tx, requestId, decidedBy));

@@ -9,7 +9,6 @@ import type { HolderType } from '../shared/documents.ts';
 import { reaisLimitSchema } from '../shared/money.ts';
 import type { HolderAuth } from './authenticator.ts';
 import type { Holder } from './entities.ts';
-import { dispatchHandOff } from '../handoff/dispatch.ts';
 import { changePin, createPin } from './pin.ts';
 import {
   accountExample,
@@ -26,7 +25,7 @@ import {
   PersonRegistration,
   registrationResult,
 } from './schemas.ts';
-import { authenticateClient, authenticateWithPassword, registerHolder } from './service.ts';
+import { authenticateClient, authenticateWithPassword, registerAndOnboard } from './service.ts';
 import { issueHolderToken } from './tokens.ts';
 import { holderView } from './holder-view.ts';
 
@@ -59,11 +58,9 @@ export function registerIdentityRoutes(router: Router, registry: OpenAPIRegistry
           example: { [key]: type === 'PERSON' ? holderExample : { ...holderExample, name: 'Padaria Azul LTDA', document: '11444777000161', email: 'financeiro@padaria.example' }, token: authenticationExample.token },
         },
       },
-      raises: [registerHolder],
+      raises: [registerAndOnboard],
       async handler({ headers, body: input }) {
-        const em = orm.em.fork();
-        const { holder, handOff } = await registerHolder(em, config, headers['x-tenant-id'], type, input);
-        await dispatchHandOff(temporal.client, em, handOff);
+        const holder = await registerAndOnboard(orm.em.fork(), temporal.client, config, headers['x-tenant-id'], type, input);
         return { status: 201, body: { [key]: holderView(config, holder), token: issueHolderToken(config, holder) } };
       },
     });

@@ -1,7 +1,9 @@
 import { randomInt } from 'node:crypto';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Client } from '@temporalio/client';
 import type { Config } from '../config.ts';
+import { dispatchHandOff } from '../handoff/dispatch.ts';
 import { insertHandOff, type HandOff } from '../handoff/store.ts';
 import type { HolderType } from '../shared/documents.ts';
 import { DomainError, refusals } from '../shared/errors.ts';
@@ -72,6 +74,17 @@ export async function registerHolder(em: EntityManager, config: Config, tenantId
   }
 }
 registerHolder.raises = refusals(assertTenantExists, 'EMAIL_TAKEN', 'DOCUMENT_TAKEN');
+
+/**
+ * Registration as the holder API does it: the holder recorded with its onboarding workflow's hand-off
+ * (`registerHolder`), then the workflow started at once once that committed (or by the reconciler, Temporal away).
+ */
+export async function registerAndOnboard(em: EntityManager, client: Client, config: Config, tenantId: string, type: HolderType, input: HolderRegistration): Promise<Holder> {
+  const { holder, handOff } = await registerHolder(em, config, tenantId, type, input);
+  await dispatchHandOff(client, em, handOff);
+  return holder;
+}
+registerAndOnboard.raises = refusals(registerHolder);
 
 export function assertNotBlocked(holder: Holder): void {
   if (holder.status === 'BLOCKED' || holder.status === 'CLOSED') throw new DomainError('HOLDER_BLOCKED');

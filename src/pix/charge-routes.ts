@@ -11,14 +11,13 @@ import { freeText, z } from '../shared/zod.ts';
 import { cents, cuid, paginated, pixEndToEndId, utcDateTime } from '../http/common-schemas.ts';
 import { scopedAccount, type IntegrationAuth } from '../tenants/api-key-auth.ts';
 import { idempotencyKey } from '../shared/idempotency.ts';
-import { dispatchHandOff } from '../handoff/dispatch.ts';
 import { CHARGE_STATUSES } from '../../workflows/contracts/pix-charge.ts';
-import { refundCharge } from './charge-settlement.ts';
+import { refundChargeToPayer } from './charge-settlement.ts';
 import {
   chargeOfAccount,
   chargeView,
-  createCharge,
   DEFAULT_EXPIRY_SECONDS,
+  issueCharge,
   listCharges,
   MAX_EXPIRY_SECONDS,
   MAX_TAG_LENGTH,
@@ -107,15 +106,14 @@ export function registerPixChargeRoutes(router: Router, registry: OpenAPIRegistr
       .openapi('PixChargeRequest'),
     bodyExample: { amountCents: '5000', expiresInSeconds: 86400, tag: 'order-8841' },
     responses: { 201: { description: 'Created (or the original charge of this Idempotency-Key)', schema: Charge, example: chargeExample } },
-    raises: [operatingPixAccount, createCharge],
+    raises: [operatingPixAccount, issueCharge],
     async handler({ auth: a, params, headers, body }) {
       const { account, holder } = await operatingPixAccount(a, params.accountId);
-      const { charge, handOff } = await createCharge(a.em, config.TEMPORAL_TASK_QUEUE, account, holder.name, config.publicBaseUrl, headers['idempotency-key'], {
+      const charge = await issueCharge(a.em, temporal.client, config, account, holder.name, headers['idempotency-key'], {
         amountCents: body.amountCents,
         expiresInSeconds: body.expiresInSeconds,
         tag: body.tag ?? null,
       });
-      if (handOff) await dispatchHandOff(temporal.client, a.em, handOff);
       return { status: 201, body: chargeView(charge) };
     },
   });
@@ -177,11 +175,10 @@ export function registerPixChargeRoutes(router: Router, registry: OpenAPIRegistr
         example: { refundId: 'rf7b2n9m4q1w6x3z0v8k5c2t', chargeId: 'ch5v2n8m1q7w4x0z3b6k9r2t', amountCents: '2000', refundEndToEndId: 'D99999999202611221402aB3dE5fG7hJ', createdAt: '2026-11-22T14:02:51.480Z' },
       },
     },
-    raises: [operatingPixAccount, refundCharge],
+    raises: [operatingPixAccount, refundChargeToPayer],
     async handler({ auth: a, params, headers, body }) {
       const { account } = await operatingPixAccount(a, params.accountId);
-      const { refund, handOff } = await refundCharge(a.em, config.TEMPORAL_TASK_QUEUE, account, params.chargeId, headers['idempotency-key'], body.amountCents);
-      if (handOff) await dispatchHandOff(temporal.client, a.em, handOff);
+      const refund = await refundChargeToPayer(a.em, temporal.client, config.TEMPORAL_TASK_QUEUE, account, params.chargeId, headers['idempotency-key'], body.amountCents);
       return { status: 201, body: refund };
     },
   });

@@ -1,18 +1,20 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Client } from '@temporalio/client';
 import type { Account } from '../accounts/entities.ts';
 import { enqueueEvents } from '../events/outbox.ts';
 import { idempotencyConflict } from '../shared/idempotency.ts';
 import { DomainError, notFound, refusals } from '../shared/errors.ts';
 import { newCuid } from '../shared/ids.ts';
+import { dispatchHandOff } from '../handoff/dispatch.ts';
 import { insertHandOff } from '../handoff/store.ts';
 import type { WorkflowStart } from '../temporal/workflow-start.ts';
 import { PLATFORM_ISPB } from '../shared/institution.ts';
 import { chargePaid, pixChargeRefundStart, pixChargeStart } from '../../workflows/contracts/pix-charge.ts';
-import { findRefundByKey, lockChargeByTxid, lockChargeOfAccount, markChargePaid, type ChargeRefund } from './charge-store.ts';
+import { findRefundByKey, findRefundReturn, lockChargeByTxid, lockChargeOfAccount, markChargePaid, type ChargeRefund } from './charge-store.ts';
 import { pixEndToEndId } from './end-to-end.ts';
 import { creditIncomingPix } from './incoming.ts';
 import { callRefundPixCharge } from './pix-postings.ts';
-import type { PixParty } from './provider.ts';
+import type { PixParty, PixProvider } from './provider.ts';
 
 /**
  * The money of a charge: its payment (like an incoming Pix: the amount from the settlement account, the receive fee
@@ -115,6 +117,13 @@ export const refundView = (r: ChargeRefund) => ({
 /** A devolution's id: like an end-to-end id, with `D` and the ISPB of the institution returning the money (this one). */
 const refundEndToEndId = (at: Date) => `D${pixEndToEndId(PLATFORM_ISPB, at).slice(1)}`;
 
+/** The refund workflow's step: a refund's devolução sent to the payer's institution; the provider takes each return once. */
+export async function sendChargeRefund(em: EntityManager, provider: Pick<PixProvider, 'returnPix'>, refundId: string): Promise<void> {
+  const sent = await findRefundReturn(em, refundId);
+  if (!sent) throw new Error(`unknown charge refund ${refundId}`);
+  await provider.returnPix(sent);
+}
+
 /**
  * Returns part or all of what a PAID charge received to its payer: debits the account (the receive fee is not
  * returned), credits the settlement account, and writes `pix.charge.refunded`; the hand-off of the workflow that sends
@@ -164,3 +173,11 @@ export async function refundCharge(em: EntityManager, taskQueue: string, account
   });
 }
 refundCharge.raises = refusals('NOT_FOUND', 'IDEMPOTENCY_KEY_REUSED', 'CHARGE_NOT_PAID', 'REFUND_EXCEEDS_PAID', 'REFUND_NOT_COVERED');
+
+/** The integrator's refund: recorded (`refundCharge`), then the workflow that sends the devolução started once that committed (or by the reconciler). */
+export async function refundChargeToPayer(em: EntityManager, client: Client, taskQueue: string, account: Account, chargeId: string, idempotencyKey: string, amountCents: bigint) {
+  const { refund, handOff } = await refundCharge(em, taskQueue, account, chargeId, idempotencyKey, amountCents);
+  if (handOff) await dispatchHandOff(client, em, handOff);
+  return refund;
+}
+refundChargeToPayer.raises = refusals(refundCharge);

@@ -1,5 +1,6 @@
 import { randomInt } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Client } from '@temporalio/client';
 import type { Account } from '../accounts/entities.ts';
 import { enqueueEvents } from '../events/outbox.ts';
 import { feesFor } from '../fees/service.ts';
@@ -7,6 +8,8 @@ import { assertSameRequest, requestHash } from '../shared/idempotency.ts';
 import { DomainError, notFound, refusals } from '../shared/errors.ts';
 import { newCuid } from '../shared/ids.ts';
 import { decodeCursor, pageOf } from '../shared/pagination.ts';
+import type { Config } from '../config.ts';
+import { dispatchHandOff } from '../handoff/dispatch.ts';
 import { insertHandOff, type HandOff } from '../handoff/store.ts';
 import { pixChargeStart, type ChargeStatus } from '../../workflows/contracts/pix-charge.ts';
 import { buildBrCode } from './brcode.ts';
@@ -96,6 +99,22 @@ export async function createCharge(
   });
 }
 createCharge.raises = refusals('IDEMPOTENCY_KEY_REUSED', 'AMOUNT_BELOW_RECEIVE_FEE');
+
+/** The integrator's charge: recorded (`createCharge`), then its expiry workflow started once that committed (or by the reconciler). */
+export async function issueCharge(
+  em: EntityManager,
+  client: Client,
+  config: Pick<Config, 'TEMPORAL_TASK_QUEUE' | 'publicBaseUrl'>,
+  account: Account,
+  merchantName: string,
+  idempotencyKey: string,
+  input: ChargeRequest,
+): Promise<PixCharge> {
+  const { charge, handOff } = await createCharge(em, config.TEMPORAL_TASK_QUEUE, account, merchantName, config.publicBaseUrl, idempotencyKey, input);
+  if (handOff) await dispatchHandOff(client, em, handOff);
+  return charge;
+}
+issueCharge.raises = refusals(createCharge);
 
 function sameRequest(charge: PixCharge, hash: string): PixCharge {
   assertSameRequest(charge.requestHash, hash);

@@ -3,14 +3,8 @@ import type { Router } from 'express';
 import { documentOperation, mergeErrors } from '../http/operation-doc.ts';
 import { HTTP_LAYER_ERRORS } from '../http/route.ts';
 import type { PlatformContext } from '../platform-context.ts';
-import { hit } from '../shared/rate-limit.ts';
 import { z } from '../shared/zod.ts';
-import { findChargeByTxid, type PixCharge } from './charge-store.ts';
-import { cobPayloadOf, receiverKeyOf } from './cob-payload.ts';
-import { keySetUrl } from './public-urls.ts';
-import { platformSigner } from './signing-key.ts';
-
-const TXID = /^[A-Za-z0-9]{26,35}$/;
+import { chargeLocations } from './charge-locations.ts';
 
 /** API Pix error `CobPayloadNaoEncontrado` (RFC 7807), with the platform's own `code` and `message` beside it. */
 const COB_PAYLOAD_NOT_FOUND = {
@@ -22,43 +16,24 @@ const COB_PAYLOAD_NOT_FOUND = {
   message: 'Charge not found',
 } as const;
 
-/** What an unknown txid is answered after: a charge of the same shape, whose signed payload is dropped. */
-const decoyCharge = (txid: string, now: Date): Pick<PixCharge, 'txid' | 'createdAt' | 'expiresAt' | 'status' | 'amountCents'> => ({
-  txid,
-  createdAt: now.toISOString(),
-  expiresAt: new Date(now.getTime() + 3_600_000).toISOString(),
-  status: 'ACTIVE',
-  amountCents: 0n,
-});
-
 /**
  * What payers' institutions read when a holder scans a charge's dynamic BR Code: the location `/pix/cob/<txid>` serves
  * the charge's payload as a JWS (`application/jose`), signed with the platform's key, whose public half is at
  * `/pix/jwks.json` (the `jku` of every payload). Both are public, as the Pix rules require: a location is a capability
- * URL (its 32-character txid is not guessable). Locations are limited per client address, and a known txid costs
- * the same work as an unknown one (both build and sign a payload), so neither guessing nor timing finds charges.
+ * URL (its 32-character txid is not guessable), read as `chargeLocations` says.
  */
 export function registerPixLocationRoutes(router: Router, registry: OpenAPIRegistry, { config, orm }: PlatformContext): void {
-  const signer = platformSigner(config);
-  const jku = keySetUrl(config.publicBaseUrl);
-  const limit = { name: 'pix-location', limit: config.PIX_LOCATION_MAX_PER_MINUTE, windowSeconds: 60 };
+  const locations = chargeLocations(config);
   documentLocationRoutes(registry);
 
   router.get('/pix/jwks.json', (_req, res) => {
-    res.set('cache-control', 'public, max-age=300').json({ keys: [signer.publicJwk] });
+    res.set('cache-control', 'public, max-age=300').json(locations.keySet);
   });
 
   router.get('/pix/cob/:txid', async (req, res, next) => {
     try {
-      const em = orm.em.fork();
-      await hit(em, limit, req.ip ?? 'unknown');
-      const txid = req.params.txid;
-      const charge = TXID.test(txid) ? await findChargeByTxid(em, txid) : null;
-      // Known or not, a payload is built and signed: a known txid must not answer measurably slower than an unknown one.
-      const now = new Date();
-      const payload = cobPayloadOf(charge ?? decoyCharge(txid, now), receiverKeyOf(config.KEY_PEPPER, charge?.accountId ?? txid), now);
-      const jws = signer.sign(payload, jku);
-      if (!charge) {
+      const jws = await locations.read(orm.em.fork(), req.ip ?? 'unknown', req.params.txid);
+      if (!jws) {
         res
           .status(404)
           .type('application/problem+json')

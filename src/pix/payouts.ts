@@ -14,7 +14,7 @@ import type { PixKeyType } from './keys.ts';
 import { findPayoutWithPayer, lockPayout, markPayoutPosted, type PayoutChannel, type PayoutQr, type PixPayout } from './payout-store.ts';
 import { callDebit, outcomeOf, type DebitOutcome, type DebitRequest } from './payout-debits.ts';
 import { callDebitRecordedPixPayout, callRefundPixPayout, callReversePixPayout } from './pix-postings.ts';
-import type { Beneficiary, PayoutSubmission, ProviderPayoutState } from './provider.ts';
+import type { Beneficiary, PayoutSubmission, PixProvider, ProviderPayoutState } from './provider.ts';
 
 /**
  * The life of a Pix payout (by key or QR Code): recorded, debited at once (or refused), then settled, reversed or
@@ -92,6 +92,16 @@ export async function debitPayout(em: EntityManager, debit: PayoutDebit, handOff
   return outcomeOf(debit, await callDebit(em, { debit, handOff }));
 }
 
+/**
+ * The settlement workflow's debit of a request the api could not confirm (handed to it with the request): the same
+ * debit, idempotently. A payout found recorded and not debited is one a version that debited in its workflow left:
+ * that debit is `openPayout`'s.
+ */
+export async function debitUnconfirmedPayout(em: EntityManager, debit: PayoutDebit): Promise<PayoutOpening> {
+  const debited = await debitPayout(em, debit, null);
+  return debited.kind === 'decided' ? debited.opening : openPayout(em, debit.payoutId);
+}
+
 function payoutEvent(payout: PixPayout, account: { id: string; pixAccountId: string }, type: EventType, data: Record<string, unknown>) {
   return { tenantId: payout.tenantId, accountId: account.id, pixAccountId: account.pixAccountId, type, data };
 }
@@ -117,7 +127,7 @@ export async function openPayout(em: EntityManager, payoutId: string): Promise<P
  * What the provider is asked to send: the key and amount, and for a dynamic QR Code the charge it pays, with the
  * payer as the receiving institution sees them (this platform's holder).
  */
-export async function payoutSubmission(em: EntityManager, payoutId: string): Promise<PayoutSubmission> {
+async function payoutSubmission(em: EntityManager, payoutId: string): Promise<PayoutSubmission> {
   const { payout, payer } = (await findPayoutWithPayer(em, payoutId))!;
   const location = payout.qr?.location;
   return {
@@ -129,6 +139,11 @@ export async function payoutSubmission(em: EntityManager, payoutId: string): Pro
     receiver: { ispb: payout.beneficiary.ispb, branch: payout.beneficiary.branch, account: payout.beneficiary.account },
     payer: { ...payer, ispb: PLATFORM_ISPB },
   };
+}
+
+/** The settlement workflow's submission of the payout to the provider (idempotent there by payout id). */
+export async function submitPayout(em: EntityManager, provider: Pick<PixProvider, 'submitPayout'>, payoutId: string): Promise<void> {
+  await provider.submitPayout(await payoutSubmission(em, payoutId));
 }
 
 /** The provider settled: POSTED, endToEndId and paymentDate filled, `pix.payout.succeeded`. */

@@ -7,11 +7,9 @@ import { paginated, utcDateTime, uuid } from '../http/common-schemas.ts';
 import { EVENT_TYPES } from '../events/outbox.ts';
 import type { PlatformContext } from '../platform-context.ts';
 import { pageQuery } from '../shared/pagination.ts';
-import { hit, type RateLimit } from '../shared/rate-limit.ts';
 import { z } from '../shared/zod.ts';
 import { scopedAccount, type IntegrationAuth } from '../tenants/api-key-auth.ts';
-import { deliveryLogPage, redeliver } from './delivery.ts';
-import { findEndpointOfAccount } from './endpoint-store.ts';
+import { deliveryLogPage, redeliverForApiKey } from './delivery.ts';
 
 const Attempt = z
   .object({
@@ -50,7 +48,6 @@ const deliveryParams = pixAccountParams.extend({ webhookId: z.string().min(1).ma
 
 /** The integrator's delivery log: every delivery of an endpoint with its attempts, and redelivery of one event. */
 export function registerWebhookDeliveryRoutes(router: Router, registry: OpenAPIRegistry, { config, temporal }: PlatformContext, auth: Authenticator<IntegrationAuth>): void {
-  const redeliveries: RateLimit = { name: 'webhook-redeliver', limit: config.WEBHOOK_REDELIVER_MAX_PER_MINUTE, windowSeconds: 60 };
   defineRoute(router, registry, {
     method: 'get',
     path: '/v1/pix-accounts/:accountId/webhooks/:webhookId/deliveries',
@@ -99,12 +96,10 @@ export function registerWebhookDeliveryRoutes(router: Router, registry: OpenAPIR
         example: { eventId: '0a9b8c7d-6e5f-4a3b-9c2d-1e0f9a8b7c6d', status: 'PENDING', round: 2 },
       },
     },
-    raises: [scopedAccount, hit, redeliver],
+    raises: [scopedAccount, redeliverForApiKey],
     async handler({ auth: a, params }) {
       const account = await scopedAccount(a, params.accountId);
-      const endpoint = await findEndpointOfAccount(a.em, account.id, params.webhookId);
-      if (endpoint) await hit(a.em, redeliveries, `${a.principal.apiKeyId}:${endpoint.id}`);
-      const done = await redeliver(a.em, temporal.client, config, endpoint, params.eventId);
+      const done = await redeliverForApiKey(a.em, temporal.client, config, { apiKeyId: a.principal.apiKeyId, accountId: account.id }, params.webhookId, params.eventId);
       return { status: 202, body: { eventId: done.eventId, status: done.status, round: done.round } };
     },
   });

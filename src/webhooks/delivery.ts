@@ -8,6 +8,7 @@ import type { Orm } from '../persistence/orm.ts';
 import { DomainError, notFound, refusals } from '../shared/errors.ts';
 import { decodeCursor, pageOf } from '../shared/pagination.ts';
 import { newCuid } from '../shared/ids.ts';
+import { hit } from '../shared/rate-limit.ts';
 import { webhookEndpointWake, type BatchOutcome } from '../../workflows/contracts/webhook-endpoint.ts';
 import {
   claimDueDeliveries,
@@ -108,6 +109,24 @@ export async function redeliver(em: EntityManager, client: Client, config: Pick<
   return { deliveryId: delivery.id, eventId, round, status: 'PENDING' as const, workflowId: wake.workflowId };
 }
 redeliver.raises = refusals('NOT_FOUND', 'WEBHOOK_DISABLED');
+
+/**
+ * An integrator's redelivery (`POST …/deliveries/:eventId/redeliver`): the account's endpoint, the calls limited per
+ * API key and endpoint (`WEBHOOK_REDELIVER_MAX_PER_MINUTE`; an unknown endpoint is 404 and counts none), then `redeliver`.
+ */
+export async function redeliverForApiKey(
+  em: EntityManager,
+  client: Client,
+  config: Pick<Config, 'TEMPORAL_TASK_QUEUE' | 'WEBHOOK_REDELIVER_MAX_PER_MINUTE'>,
+  caller: { apiKeyId: string; accountId: string },
+  webhookId: string,
+  eventId: string,
+) {
+  const endpoint = await findEndpointOfAccount(em, caller.accountId, webhookId);
+  if (endpoint) await hit(em, { name: 'webhook-redeliver', limit: config.WEBHOOK_REDELIVER_MAX_PER_MINUTE, windowSeconds: 60 }, `${caller.apiKeyId}:${endpoint.id}`);
+  return redeliver(em, client, config, endpoint, eventId);
+}
+redeliverForApiKey.raises = refusals(hit, redeliver);
 
 /** One page of an endpoint's delivery log, newest first, each delivery with every attempt; another account's is 404. */
 export async function deliveryLogPage(em: EntityManager, cursorKey: string, account: { id: string }, webhookId: string, page: { limit: number; cursor?: string | undefined }) {
