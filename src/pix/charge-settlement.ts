@@ -106,6 +106,14 @@ export async function payCharge(em: EntityManager, taskQueue: string, payment: C
 }
 payCharge.raises = refusals('NOT_FOUND', 'CHARGE_ALREADY_PAID', 'CHARGE_EXPIRED', 'CHARGE_AMOUNT_MISMATCH', creditIncomingPix);
 
+/** The sandbox's payment of a charge: paid (`payCharge`), then the charge's workflow woken to end once that committed (or by the reconciler). */
+export async function payChargeAndWake(em: EntityManager, client: Client, taskQueue: string, payment: ChargePayment) {
+  const { paid, handOff } = await payCharge(em, taskQueue, payment);
+  await dispatchHandOff(client, em, handOff);
+  return paid;
+}
+payChargeAndWake.raises = refusals(payCharge);
+
 export const refundView = (r: ChargeRefund) => ({
   refundId: r.id,
   chargeId: r.chargeId,

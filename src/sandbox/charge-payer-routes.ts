@@ -1,16 +1,15 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import type { Router } from 'express';
-import { dispatchHandOff } from '../handoff/dispatch.ts';
 import { cents, cuid, pixEndToEndId, tenantHeaders, utcDateTime } from '../http/common-schemas.ts';
 import { defineRoute } from '../http/route.ts';
-import { payCharge } from '../pix/charge-settlement.ts';
+import { payChargeAndWake } from '../pix/charge-settlement.ts';
 import type { PlatformContext } from '../platform-context.ts';
 import { documentSchema } from '../shared/documents.ts';
 import { centsAmountSchema } from '../shared/money.ts';
 import { freeText, z } from '../shared/zod.ts';
 import { SANDBOX_PAYER } from './payer-bank.ts';
 
-/** An external payer (the simulated bank of SANDBOX_PAYER) pays a charge by its txid, through the same `payCharge` as every payment of a charge. */
+/** An external payer (the simulated bank of SANDBOX_PAYER) pays a charge by its txid, through the same `payCharge` as every payment of a charge (`payChargeAndWake`). */
 export function registerChargePayerRoutes(router: Router, registry: OpenAPIRegistry, { orm, temporal, config }: PlatformContext): void {
   defineRoute(router, registry, {
     method: 'post',
@@ -59,17 +58,14 @@ export function registerChargePayerRoutes(router: Router, registry: OpenAPIRegis
         },
       },
     },
-    raises: [payCharge],
+    raises: [payChargeAndWake],
     async handler({ headers, params, body }) {
-      const em = orm.em.fork();
-      const { paid, handOff } = await payCharge(em, config.TEMPORAL_TASK_QUEUE, {
+      const paid = await payChargeAndWake(orm.em.fork(), temporal.client, config.TEMPORAL_TASK_QUEUE, {
         tenantId: headers['x-tenant-id'],
         txid: params.txid,
         amountCents: body.amountCents,
         payer: { ...SANDBOX_PAYER, name: body.payerName, document: body.payerDocument },
       });
-      // Ends the charge's timer now; what is not done here, the worker's reconciler does.
-      await dispatchHandOff(temporal.client, em, handOff);
       return { status: 201, body: paid };
     },
   });
