@@ -23,6 +23,7 @@ import {
   insertApprovalRequest,
   listApprovalsOfApprover,
   lockApproverOf,
+  markApproved,
   markRejected,
 } from './store.ts';
 
@@ -127,6 +128,12 @@ export async function decideApproval(platform: PlatformContext, auth: HolderAuth
 /** The approval run's last step: an open request takes its final state; one already final keeps its own (retries are harmless). */
 export const closeApproval = (em: EntityManager, requestId: string, status: Parameters<typeof closeApprovalRequest>[2], result: Parameters<typeof closeApprovalRequest>[3]) =>
   closeApprovalRequest(em, requestId, status, result);
+
+/**
+ * The approval step's decision, in the caller's transaction, which then runs the held payment: the request APPROVED
+ * when `decidedBy` may still approve it, checked under lock against its account (`markApproved`); else why not.
+ */
+export const approveRequest = (tx: EntityManager, requestId: string, decidedBy: string | null) => markApproved(tx, requestId, decidedBy);
 
 /** Rejects the request, with the same check of the decider as an approval (`markRejected`). */
 export const rejectApproval = (em: EntityManager, requestId: string, decidedBy: string | null) => em.transactional((tx) => markRejected(tx, requestId, decidedBy));

@@ -8,7 +8,7 @@ import { tevIdFor } from '../transfers/service.ts';
 import { settleTev } from '../transfers/settlement.ts';
 import type { PixPayoutInput } from '../../workflows/contracts/pix-payout.ts';
 import { NOT_APPROVER } from '../../workflows/contracts/approval.ts';
-import { markApproved } from '../approvals/store.ts';
+import { approveRequest } from '../approvals/service.ts';
 import { heldPaymentOf } from './held-payment.ts';
 
 /** What approving did: the payment ran (EXECUTED) or was refused (FAILED); a debited payout still has to settle. */
@@ -28,11 +28,11 @@ type ExecutionConfig = Pick<Config, 'KEY_PEPPER' | 'TEV_MAX_AMOUNT_CENTS' | 'PIX
  * Marks the request APPROVED and runs its payment, in one transaction and idempotently (the payment's key comes from
  * the request): a TEV settles here; a Pix payout is debited here and settled by its own workflow. The same
  * transaction first checks, under lock, that `decidedBy` is still the approver of the account and the account still
- * under dual approval (`markApproved`): an approval racing a change of approver or a switch-off never pays.
+ * under dual approval (`approveRequest`): an approval racing a change of approver or a switch-off never pays.
  */
 export async function approveAndExecute(em: EntityManager, config: ExecutionConfig, requestId: string, decidedBy: string | null): Promise<Executed | NotExecuted> {
   return em.transactional(async (tx) => {
-    const request = await markApproved(tx, requestId, decidedBy);
+    const request = await approveRequest(tx, requestId, decidedBy);
     if (typeof request === 'string') return { status: request };
     const payment = heldPaymentOf(request);
     const idempotencyKey = `approval:${requestId}`;

@@ -7,11 +7,9 @@ import { definitelyRefused } from '../persistence/database-errors.ts';
 import { amountToPay, parseBrCode, type BrCode } from '../pix/brcode.ts';
 import { readScannedCharge, scannedChargeAmount } from '../pix/dynamic-qr.ts';
 import { identifyPixKey, type PixKeyType } from '../pix/keys.ts';
-import { findPayoutByKey } from '../pix/payout-store.ts';
 import type { DebitOutcome } from '../pix/payout-debits.ts';
-import { openingOf, payoutDebitOf, payoutTiming, type PayoutRequest } from '../pix/payouts.ts';
+import { payoutDebitOf, payoutTiming, retriedQrPayout, type PayoutRequest } from '../pix/payouts.ts';
 import { AppError, isRefusal, validationError } from '../shared/errors.ts';
-import { idempotencyConflict } from '../shared/idempotency.ts';
 import { within } from '../shared/time.ts';
 import { pixPayoutStart, type PixPayoutInput } from '../../workflows/contracts/pix-payout.ts';
 import type { PaymentContext } from './context.ts';
@@ -92,12 +90,8 @@ async function payDynamicCode(ctx: PaymentContext, r: QrCodePayment, code: BrCod
   // The PIN first: the platform fetches a code's location only for a holder allowed to pay.
   await checkPin(r.auth, ctx.config, r.pin);
   // A retry must answer what the first request did, even though the charge it paid no longer reads as payable.
-  const recorded = await findPayoutByKey(r.auth.em, r.account.id, r.idempotencyKey);
-  if (recorded) {
-    if (recorded.qr?.location !== code.url || (r.amountCents !== undefined && r.amountCents !== recorded.amountCents)) throw idempotencyConflict();
-    const opening = openingOf(recorded);
-    return answerOf(opening ? { kind: 'decided', opening } : { kind: 'pending', payoutId: recorded.id, amountCents: recorded.amountCents.toString() });
-  }
+  const retried = await retriedQrPayout(r.auth.em, r.account.id, r.idempotencyKey, code.url, r.amountCents);
+  if (retried) return answerOf(retried);
   const charge = await readScannedCharge(ctx.pixProvider, code, ctx.config.publicBaseUrl, new Date());
   const amountCents = scannedChargeAmount(charge, code, r.amountCents);
   const beneficiary = await ctx.pixProvider.resolveChargeReceiver(charge);

@@ -4,14 +4,14 @@ import type { Config } from '../config.ts';
 import { enqueueEvents, type EventType } from '../events/outbox.ts';
 import { markPayoutMovementsPosted } from '../ledger/store.ts';
 import { DomainError, refusals } from '../shared/errors.ts';
-import { requestHash } from '../shared/idempotency.ts';
+import { idempotencyConflict, requestHash } from '../shared/idempotency.ts';
 import { documentShownToPayer } from '../shared/documents.ts';
 import { derivedId } from '../shared/ids.ts';
 import { paymentDate } from '../shared/time.ts';
 import { PLATFORM_ISPB } from '../shared/institution.ts';
 import type { PayoutDebit, PayoutOpening, PayoutTiming } from '../../workflows/contracts/pix-payout.ts';
 import type { PixKeyType } from './keys.ts';
-import { findPayoutWithPayer, lockPayout, markPayoutPosted, type PayoutChannel, type PayoutQr, type PixPayout } from './payout-store.ts';
+import { findPayoutByKey, findPayoutWithPayer, lockPayout, markPayoutPosted, type PayoutChannel, type PayoutQr, type PixPayout } from './payout-store.ts';
 import { callDebit, outcomeOf, type DebitOutcome, type DebitRequest } from './payout-debits.ts';
 import { callDebitRecordedPixPayout, callRefundPixPayout, callReversePixPayout } from './pix-postings.ts';
 import type { Beneficiary, PayoutSubmission, PixProvider, ProviderPayoutState } from './provider.ts';
@@ -50,6 +50,20 @@ export const openingOf = (payout: PixPayout): PayoutOpening | null =>
         reason: payout.reason,
         createdAt: payout.createdAt,
       };
+
+/**
+ * A dynamic QR Code's payment sent again under its Idempotency-Key: what the first request was answered (debited,
+ * refused, or not decided yet), or null when there was none. The same key with another location or amount is 409. It
+ * is read before the code's location, because the charge a retry paid no longer reads as payable.
+ */
+export async function retriedQrPayout(em: EntityManager, accountId: string, idempotencyKey: string, location: string, amountCents: bigint | undefined): Promise<DebitOutcome | null> {
+  const recorded = await findPayoutByKey(em, accountId, idempotencyKey);
+  if (!recorded) return null;
+  if (recorded.qr?.location !== location || (amountCents !== undefined && amountCents !== recorded.amountCents)) throw idempotencyConflict();
+  const opening = openingOf(recorded);
+  return opening ? { kind: 'decided', opening } : { kind: 'pending', payoutId: recorded.id, amountCents: recorded.amountCents.toString() };
+}
+retriedQrPayout.raises = refusals('IDEMPOTENCY_KEY_REUSED');
 
 /** What a request asks for, so that the same Idempotency-Key with another request is told apart (409). */
 export const payoutRequestHash = (request: Pick<PayoutRequest, 'channel' | 'amountCents' | 'pixKey' | 'pixKeyType' | 'qr' | 'description'>): string =>
