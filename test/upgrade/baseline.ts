@@ -1,0 +1,172 @@
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { MikroORM } from '@mikro-orm/postgresql';
+import pg from 'pg';
+import { ormOptions } from '../../src/persistence/orm.ts';
+
+/**
+ * A database of a previous landed version, kept in the repository as text (this machine has no pg_dump for the
+ * embedded PostgreSQL's version):
+ * - `manifest.json`: the commit it came from, the migrations it had run and the SQL function sources it had applied
+ *   (name and checksum, in the order applied), and each table's sequences;
+ * - `functions/<n>-<file>.sql`: the text of each function source as that version applied it;
+ * - `tables/<table>.json`: every row, as PostgreSQL's own JSON of the row (numbers, bigints and times as it writes them).
+ *
+ * Restoring runs the same landed migrations (they never change: test/landed-migrations.test.ts), applies the old
+ * function texts and loads the rows, which rebuilds that version's database exactly; `migrate` then upgrades it.
+ */
+export interface BaselineManifest {
+  commit: string;
+  migrations: string[];
+  functions: Array<{ name: string; checksum: string; file: string }>;
+  tables: string[];
+  sequences: Array<{ name: string; lastValue: string; isCalled: boolean }>;
+}
+
+/** Tables the restore rebuilds itself instead of loading (they record the schema, not data). */
+const SCHEMA_TABLES = new Set(['schema_migration', 'schema_function']);
+
+async function withClient<T>(databaseUrl: string, run: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    return await run(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Writes the database at `databaseUrl` into `dir`, with the function texts this version applied. */
+export async function dumpBaseline(databaseUrl: string, dir: string, commit: string, functionTexts: Map<string, string>): Promise<BaselineManifest> {
+  return withClient(databaseUrl, async (client) => {
+    mkdirSync(join(dir, 'functions'), { recursive: true });
+    mkdirSync(join(dir, 'tables'), { recursive: true });
+    const migrations = (await client.query<{ name: string }>('select name from schema_migration order by id')).rows.map((r) => r.name);
+    const checksums = new Map((await client.query<{ name: string; checksum: string }>('select name, checksum from schema_function')).rows.map((r) => [r.name, r.checksum]));
+    // In the order that version applies them (its FUNCTION_SOURCES), a function before its callers.
+    const applied = [...functionTexts.keys()].filter((name) => checksums.has(name)).map((name) => ({ name, checksum: checksums.get(name)! }));
+    const functions = applied.map((f, i) => {
+      const text = functionTexts.get(f.name);
+      if (text === undefined || createHash('sha256').update(text).digest('hex') !== f.checksum) throw new Error(`the text of ${f.name} is not the one the database applied`);
+      const file = `${String(i + 1).padStart(2, '0')}-${f.name.replaceAll('/', '_')}`;
+      writeFileSync(join(dir, 'functions', file), text);
+      return { name: f.name, checksum: f.checksum, file };
+    });
+    const tables = (await client.query<{ name: string }>(`select tablename as name from pg_tables where schemaname = 'public' order by tablename`)).rows
+      .map((r) => r.name)
+      .filter((t) => !SCHEMA_TABLES.has(t));
+    for (const table of tables) {
+      const { rows } = await client.query<{ rows: string }>(`select coalesce(json_agg(t order by t::text), '[]')::text as rows from ${pg.escapeIdentifier(table)} t`);
+      writeFileSync(join(dir, 'tables', `${table}.json`), `${rows[0]!.rows}\n`);
+    }
+    const sequences: BaselineManifest['sequences'] = [];
+    for (const { name } of (await client.query<{ name: string }>(`select sequencename as name from pg_sequences where schemaname = 'public' order by 1`)).rows) {
+      const { rows } = await client.query<{ last_value: string; is_called: boolean }>(`select last_value::text, is_called from ${pg.escapeIdentifier(name)}`);
+      sequences.push({ name, lastValue: rows[0]!.last_value, isCalled: rows[0]!.is_called });
+    }
+    const manifest: BaselineManifest = { commit, migrations, functions, tables, sequences };
+    writeFileSync(join(dir, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+    return manifest;
+  });
+}
+
+export const readBaselineManifest = (dir: string): BaselineManifest => JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as BaselineManifest;
+
+/** Rebuilds the baseline's database in the empty database at `databaseUrl`: its migrations, its functions, its rows. */
+export async function restoreBaseline(databaseUrl: string, dir: string): Promise<BaselineManifest> {
+  const manifest = readBaselineManifest(dir);
+  const options = ormOptions(databaseUrl, 2);
+  const known = options.migrations!.migrationsList as Array<{ name: string }>;
+  const prefix = known.slice(0, manifest.migrations.length).map((m) => m.name);
+  if (prefix.join() !== manifest.migrations.join()) throw new Error('the baseline ran migrations this tree does not have, in this order');
+  const orm = await MikroORM.init(options);
+  try {
+    await orm.migrator.up({ to: manifest.migrations.at(-1)! });
+  } finally {
+    await orm.close();
+  }
+  await withClient(databaseUrl, async (client) => {
+    await client.query('begin');
+    // As pg_dump's restores do: a function's body is checked when it runs, not against functions created after it.
+    await client.query('set local check_function_bodies = off');
+    for (const f of manifest.functions) {
+      await client.query(readFileSync(join(dir, 'functions', f.file), 'utf8'));
+      await client.query('insert into schema_function (name, checksum) values ($1, $2)', [f.name, f.checksum]);
+    }
+    // Rows go in as they were, in any table order: foreign keys and triggers are not checked while loading.
+    await client.query(`set local session_replication_role = replica`);
+    for (const table of manifest.tables) {
+      const rows = readFileSync(join(dir, 'tables', `${table}.json`), 'utf8');
+      const { rows: columns } = await client.query<{ name: string; identity: string }>(
+        `select attname as name, attidentity as identity from pg_attribute
+          where attrelid = $1::regclass and attnum > 0 and not attisdropped and attgenerated = '' order by attnum`,
+        [table],
+      );
+      const list = columns.map((c) => pg.escapeIdentifier(c.name)).join(', ');
+      const overriding = columns.some((c) => c.identity === 'a') ? 'overriding system value' : '';
+      // A migration may have written rows of its own (a relay's cursor): the version's rows replace them.
+      await client.query(`delete from ${pg.escapeIdentifier(table)}`);
+      await client.query(`insert into ${pg.escapeIdentifier(table)} (${list}) ${overriding} select ${list} from json_populate_recordset(null::${pg.escapeIdentifier(table)}, $1::json)`, [rows]);
+    }
+    for (const s of manifest.sequences) await client.query('select setval($1::regclass, $2::bigint, $3)', [s.name, s.lastValue, s.isCalled]);
+    await client.query('commit');
+  });
+  return manifest;
+}
+
+/** The baselines kept in the repository, oldest first. */
+export const BASELINES_DIR = new URL('./baselines/', import.meta.url).pathname;
+export const baselineDirs = (): string[] =>
+  readdirSync(BASELINES_DIR)
+    .sort()
+    .map((d) => join(BASELINES_DIR, d));
+
+/**
+ * The schema as PostgreSQL's catalog describes it, one line per object, sorted: tables and their columns, constraints,
+ * indexes, functions, triggers, views, sequences and types of the public schema. Two databases with equal lines have
+ * the same schema and the same functions.
+ */
+export async function schemaFingerprint(databaseUrl: string): Promise<string[]> {
+  return withClient(databaseUrl, async (client) => {
+    const { rows } = await client.query<{ line: string }>(`
+      select 'column ' || c.relname || '.' || a.attname || ' ' || format_type(a.atttypid, a.atttypmod)
+             || case when a.attnotnull then ' not null' else '' end
+             || coalesce(' default ' || pg_get_expr(d.adbin, d.adrelid), '')
+             || case when a.attidentity <> '' then ' identity ' || a.attidentity::text else '' end
+             || case when a.attgenerated <> '' then ' generated' else '' end as line
+        from pg_attribute a
+        join pg_class c on c.oid = a.attrelid and c.relkind in ('r', 'p', 'v', 'm', 'c')
+        join pg_namespace n on n.oid = c.relnamespace and n.nspname = 'public'
+        left join pg_attrdef d on d.adrelid = a.attrelid and d.adnum = a.attnum
+       where a.attnum > 0 and not a.attisdropped
+      union all
+      select 'constraint ' || c.relname || ' ' || k.conname || ' ' || pg_get_constraintdef(k.oid)
+        from pg_constraint k join pg_class c on c.oid = k.conrelid join pg_namespace n on n.oid = c.relnamespace and n.nspname = 'public'
+      union all
+      select 'index ' || pg_get_indexdef(i.indexrelid)
+        from pg_index i join pg_class c on c.oid = i.indexrelid join pg_namespace n on n.oid = c.relnamespace and n.nspname = 'public'
+      union all
+      select 'function ' || pg_get_functiondef(p.oid)
+        from pg_proc p join pg_namespace n on n.oid = p.pronamespace and n.nspname = 'public'
+       where p.prokind in ('f', 'p')
+      union all
+      select 'trigger ' || pg_get_triggerdef(t.oid)
+        from pg_trigger t join pg_class c on c.oid = t.tgrelid join pg_namespace n on n.oid = c.relnamespace and n.nspname = 'public'
+       where not t.tgisinternal
+      union all
+      select 'view ' || c.relname || ' ' || pg_get_viewdef(c.oid)
+        from pg_class c join pg_namespace n on n.oid = c.relnamespace and n.nspname = 'public' where c.relkind in ('v', 'm')
+      union all
+      select 'sequence ' || s.sequencename || ' ' || s.data_type::text || ' start ' || s.start_value || ' increment ' || s.increment_by
+        from pg_sequences s where s.schemaname = 'public'
+      union all
+      select 'type ' || t.typname || ' ' || t.typtype::text
+        from pg_type t join pg_namespace n on n.oid = t.typnamespace and n.nspname = 'public'
+       where t.typtype in ('e', 'c', 'd') and not exists (select 1 from pg_class c where c.reltype = t.oid and c.relkind <> 'c')
+      union all
+      select 'extension ' || e.extname from pg_extension e
+      order by 1`);
+    return rows.map((r) => r.line);
+  });
+}
