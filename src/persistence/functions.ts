@@ -47,7 +47,11 @@ export async function applyFunctions(client: pg.Client): Promise<string[]> {
   try {
     const { rows } = await client.query<{ name: string; checksum: string }>('select name, checksum from schema_function');
     const known = new Map(rows.map((r) => [r.name, r.checksum]));
-    for (const source of readFunctionSources()) {
+    const sources = readFunctionSources();
+    // A source file that is gone dropped its functions itself (its successor's `drop function if exists`); the record of
+    // it goes too, so an upgraded database records the same sources as a fresh one.
+    await client.query('delete from schema_function where not (name = any($1))', [sources.map((s) => s.name)]);
+    for (const source of sources) {
       if (known.get(source.name) === source.checksum) continue;
       await client.query(source.sql);
       await client.query(
