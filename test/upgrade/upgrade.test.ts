@@ -142,8 +142,17 @@ describe(`upgrade in place from ${manifest.commit.slice(0, 10)}`, () => {
       'select (select balance_cents::text from account where id = $1) as payer, (select balance_cents::text from account where id = $2) as payee',
       [payer.account_id, payee.account_id],
     );
-    expect(BigInt(after!.payer)).toBe(BigInt(payer.balance) - 123n);
-    expect(BigInt(after!.payee)).toBe(BigInt(payee.balance) + 123n);
+    // The tenant charges fees on both sides of a TEV: the payer pays the amount and its fee, the payee receives the
+    // amount less its receive fee, each as the entries of its side say.
+    expect(BigInt(after!.payer)).toBe(BigInt(payer.balance) - 123n - BigInt(sent.body.tev.feeCents));
+    const received = await query<{ kind: string; amount: string }>(
+      upgradedUrl,
+      `select e.kind, e.amount_cents::text as amount from ledger_entry e join tev_transfer t on e.movement_id = t.destination_movement_id
+        where t.id = $1 order by e.line`,
+      [sent.body.tev.tevId],
+    );
+    expect(received[0]).toEqual({ kind: 'PRIMARY', amount: '123' });
+    expect(BigInt(after!.payee)).toBe(BigInt(payee.balance) + received.reduce((sum, e) => sum + BigInt(e.amount), 0n));
     await expectLedgerConsistent(payer.tenant_id, (text, params) => query(upgradedUrl, text, params));
   }, 120_000);
 });
