@@ -2,7 +2,7 @@
  * `node test/upgrade/make-baseline.ts [commit]` (default: main): builds a baseline for the upgrade test from a landed
  * version. It checks the commit out beside this tree, runs that version's platform (its own test setup: embedded
  * PostgreSQL, Temporal dev server, api, worker, sandbox PSP) through `seed.ts`, and writes what its database holds to
- * test/upgrade/baselines/<commit>/ (see baseline.ts). Run it when a release lands, and commit the folder.
+ * test/upgrade/baselines/<commit>/ (see dump.ts). Run it when a release lands, and commit the folder.
  */
 import { execFileSync } from 'node:child_process';
 import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -22,12 +22,12 @@ try {
   symlinkSync(join(root, 'node_modules'), join(tree, 'node_modules'));
   mkdirSync(join(tree, 'test/upgrade'), { recursive: true });
   // The seed and the dump are this tree's; they use only what that version's test support already had.
-  for (const file of ['seed.ts', 'baseline.ts']) copyFileSync(join(root, 'test/upgrade', file), join(tree, 'test/upgrade', file));
+  for (const file of ['seed.ts', 'dump.ts']) copyFileSync(join(root, 'test/upgrade', file), join(tree, 'test/upgrade', file));
   writeFileSync(
     join(tree, 'test/upgrade/make-baseline.test.ts'),
     `import { readFunctionSources } from '../../src/persistence/functions.ts';
 import { startPlatform } from '../support/platform.ts';
-import { dumpBaseline } from './baseline.ts';
+import { dumpBaseline } from './dump.ts';
 import { seedPlatformEnv, seedRealisticData } from './seed.ts';
 
 it('seeds a platform of this version and dumps its database', async () => {
