@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { generateTypes, GENERATED } from '../clients/typescript/scripts/generate.ts';
-import { EVENT_TYPES } from '../src/events/outbox.ts';
+import { EVENT_TYPES } from '../src/events/catalog.ts';
 import { publishedDocument } from './support/conformance.ts';
 import { closeDb, sql } from './support/db.ts';
 import { apiKey, fund, newCpf, newTenant, onboarded, PIN, tenantHeaders, waitFor } from './support/fixtures.ts';

@@ -168,7 +168,8 @@ export async function refundCharge(em: EntityManager, taskQueue: string, account
           txid: charge.txid,
           chargeId: charge.id,
           movementId: posted.movement_id,
-          endToEndId: charge.endToEndId,
+          // PAID: its payment's end-to-end id was recorded with it (markChargePaid).
+          endToEndId: charge.endToEndId!,
           refundEndToEndId: e2e,
           amountCents: charge.amountCents.toString(),
           occurredAt: refund.createdAt,

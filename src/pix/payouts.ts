@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Account } from '../accounts/entities.ts';
 import type { Config } from '../config.ts';
-import { enqueueEvents, type EventType } from '../events/outbox.ts';
+import { enqueueEvents } from '../events/outbox.ts';
 import { markPayoutMovementsPosted } from '../ledger/store.ts';
 import { DomainError, refusals } from '../shared/errors.ts';
 import { idempotencyConflict, requestHash } from '../shared/idempotency.ts';
@@ -116,10 +116,6 @@ export async function debitUnconfirmedPayout(em: EntityManager, debit: PayoutDeb
   return debited.kind === 'decided' ? debited.opening : openPayout(em, debit.payoutId);
 }
 
-function payoutEvent(payout: PixPayout, account: { id: string; pixAccountId: string }, type: EventType, data: Record<string, unknown>) {
-  return { tenantId: payout.tenantId, accountId: account.id, pixAccountId: account.pixAccountId, type, data };
-}
-
 /**
  * The debit of a payout recorded REQUESTED, for settlement workflows started before the debit moved into the request
  * (`debit_recorded_pix_payout`, src/ledger/sql/, by the rules of `debit_pix_payout`): amount and fee leave the balance
@@ -166,28 +162,36 @@ export async function settlePayout(em: EntityManager, payoutId: string, state: E
     const payout = await lockPayout(tx, payoutId);
     if (payout.state !== 'PROCESSING') return;
     const settledAt = new Date(state.settledAt);
-    await markPayoutMovementsPosted(tx, payout.movementId!, payout.id, state.endToEndId, paymentDate(settledAt));
+    // A payout PROCESSING was debited: its debit's movement is recorded.
+    const movementId = payout.movementId!;
+    await markPayoutMovementsPosted(tx, movementId, payout.id, state.endToEndId, paymentDate(settledAt));
     await markPayoutPosted(tx, payout, state.endToEndId, settledAt);
     const account = await tx.findOneOrFail(Account, { id: payout.accountId });
     const b = payout.beneficiary;
     await enqueueEvents(tx, [
-      payoutEvent(payout, account, 'pix.payout.succeeded', {
-        payoutId: payout.id,
-        endToEndId: state.endToEndId,
-        movementId: payout.movementId,
-        occurredAt: settledAt.toISOString(),
-        amountCents: payout.amountCents.toString(),
-        payerBranch: account.agency,
-        payerAccount: account.number,
-        beneficiaryName: b.name,
-        beneficiaryBranch: b.branch,
-        beneficiaryPixKey: payout.pixKey,
-        beneficiaryAccount: b.account,
-        beneficiaryDocument: b.document,
-        beneficiaryPixKeyType: payout.pixKeyType,
-        beneficiaryAccountType: b.accountType ?? null,
-        beneficiaryInstitution: b.institution,
-      }),
+      {
+        tenantId: payout.tenantId,
+        accountId: account.id,
+        pixAccountId: account.pixAccountId,
+        type: 'pix.payout.succeeded',
+        data: {
+          payoutId: payout.id,
+          endToEndId: state.endToEndId,
+          movementId,
+          occurredAt: settledAt.toISOString(),
+          amountCents: payout.amountCents.toString(),
+          payerBranch: account.agency,
+          payerAccount: account.number,
+          beneficiaryName: b.name,
+          beneficiaryBranch: b.branch,
+          beneficiaryPixKey: payout.pixKey,
+          beneficiaryAccount: b.account,
+          beneficiaryDocument: b.document,
+          beneficiaryPixKeyType: payout.pixKeyType,
+          beneficiaryAccountType: b.accountType ?? null,
+          beneficiaryInstitution: b.institution,
+        },
+      },
     ]);
   });
 }

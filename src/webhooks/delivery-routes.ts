@@ -4,7 +4,7 @@ import { pixAccountParams } from '../fees/routes.ts';
 import type { Authenticator } from '../http/route.ts';
 import { defineRoute } from '../http/route.ts';
 import { paginated, utcDateTime, uuid } from '../http/common-schemas.ts';
-import { EVENT_TYPES } from '../events/outbox.ts';
+import { EVENT_TYPES } from '../events/catalog.ts';
 import type { PlatformContext } from '../platform-context.ts';
 import { pageQuery } from '../shared/pagination.ts';
 import { z } from '../shared/zod.ts';

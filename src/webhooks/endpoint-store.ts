@@ -1,6 +1,6 @@
 /** The `webhook_endpoint` table's SQL (the delivery hot path reads its target in delivery-store.ts). */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { EventType } from '../events/outbox.ts';
+import type { EventType } from '../events/catalog.ts';
 import { isoUtc } from '../shared/pagination.ts';
 
 export interface WebhookEndpoint {

@@ -1,116 +1,13 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
-import { accountNumber, branch, cents, cuid, documentNumber, paymentDate, pixEndToEndId, tevEndToEndId, utcDateTime } from '../http/common-schemas.ts';
-import type { EventType } from '../events/outbox.ts';
+import { EVENT_DATA, EVENT_TYPES, type EventData, type EventType } from '../events/catalog.ts';
 import { z } from '../shared/zod.ts';
 
 /*
  * The top-level `webhooks` of the integration API's document: what a registered endpoint receives for each event type
- * (section 6), with the delivery headers. Written from what the platform enqueues (src/pix, the settle_tev function);
- * the test suites check the deliveries they receive against it.
+ * (section 6), with the delivery headers. Each event's `data` is its definition in the event catalog
+ * (src/events/catalog.ts), the one its producers are typed by; here only its summary and example are added. The test
+ * suites check the deliveries they receive against the document.
  */
-
-const payoutId = () => cuid('p6c1v8x3z0b5n2m9q4w7k1r6');
-const movementId = () => cuid('m3v8c1x6z9b2n7q4w0k5r8t1');
-const chargeId = () => cuid('ch5v2n8m1q7w4x0z3b6k9r2t');
-const txid = () => z.string().regex(/^[A-Za-z0-9]{26,35}$/).openapi({ example: 'Kq3v9x0k2m8w4r7y1b5n6c2zA4s7d1f9' });
-const tag = () => z.string().nullable().openapi({ description: "The charge's tag", example: 'order-8841' });
-const refundEndToEndId = () => pixEndToEndId('D99999999202611221402aB3dE5fG7hJ');
-
-const pixInReceived = z.object({
-  payerName: z.string().openapi({ example: 'Pagador Sandbox' }),
-  endToEndId: pixEndToEndId(),
-  movementId: movementId(),
-  receivedAt: utcDateTime(),
-  amountCents: cents('10000'),
-  payerBranch: z.string().openapi({ example: '0001' }),
-  paymentDate: paymentDate(),
-  payerAccount: z.string().openapi({ example: '9999999' }),
-  pixAccountId: cuid('pk4m9q2x7v1c8n3b6z0w5r2t'),
-  coreAccountId: cuid('co8n2m5q1w7x4z0b3v6c9k2r'),
-  payerDocument: documentNumber('11144477735'),
-  payerInstitution: z.string().openapi({ example: 'Banco Sandbox S.A.' }),
-});
-
-const payoutCommon = {
-  payoutId: payoutId(),
-  movementId: movementId(),
-  endToEndId: pixEndToEndId(),
-  amountCents: cents('2590'),
-  occurredAt: utcDateTime(),
-};
-
-const pixPayoutSucceeded = z.object({
-  ...payoutCommon,
-  payerBranch: branch(),
-  payerAccount: accountNumber(),
-  beneficiaryName: z.string().openapi({ example: 'João Souza' }),
-  beneficiaryBranch: z.string().openapi({ example: '0001' }),
-  beneficiaryPixKey: z.string().openapi({ example: 'joao@example.com' }),
-  beneficiaryAccount: z.string().openapi({ example: '12345678' }),
-  beneficiaryDocument: z
-    .string()
-    .regex(/^(\*{3}\.\d{3}\.\d{3}-\*{2}|\d{14})$/)
-    .openapi({ description: "The receiver's CNPJ, or its CPF masked as the payer is shown it (4th to 9th digits)", example: '***.444.777-**' }),
-  beneficiaryPixKeyType: z.enum(['CPF', 'CNPJ', 'EMAIL', 'PHONE', 'EVP']),
-  beneficiaryAccountType: z.string().nullable().openapi({ example: 'CACC' }),
-  beneficiaryInstitution: z.string().openapi({ example: 'Banco Sandbox S.A.' }),
-});
-
-const pixPayoutFailed = z.object({ ...payoutCommon, reason: z.string().openapi({ example: 'Conta do recebedor encerrada' }) });
-const pixPayoutCancelled = z.object({ ...payoutCommon, reason: z.string().nullable().openapi({ example: null }) });
-const pixPayoutRefunded = z.object({
-  ...payoutCommon,
-  movementId: movementId().openapi({ description: 'The movement that credits the returned money' }),
-  refundEndToEndId: refundEndToEndId(),
-  refundAmountCents: cents('1295').openapi({ description: 'Less than amountCents: a partial return; equal: total' }),
-});
-
-const pixChargePaid = z.object({
-  tag: tag(),
-  txid: txid(),
-  chargeId: chargeId(),
-  payerName: z.string().openapi({ example: 'Pagador Sandbox' }),
-  endToEndId: pixEndToEndId(),
-  movementId: movementId(),
-  occurredAt: utcDateTime(),
-  amountCents: cents('5000'),
-  paymentDate: utcDateTime().openapi({ description: 'ISO 8601 UTC (unlike pix.in.received)' }),
-  payerDocument: documentNumber('11144477735'),
-  payerInstitution: z.string().openapi({ example: 'Banco Sandbox S.A.' }),
-  refundEndToEndId: z.null(),
-  payerInstitutionIspb: z.string().regex(/^\d{8}$/).openapi({ example: '99999999' }),
-});
-
-const pixChargeExpired = z.object({ tag: tag(), txid: txid(), chargeId: chargeId(), occurredAt: utcDateTime(), amountCents: cents('5000') });
-
-const pixChargeRefunded = z.object({
-  tag: tag(),
-  txid: txid(),
-  chargeId: chargeId(),
-  movementId: movementId().openapi({ description: 'The movement that debits the returned money' }),
-  endToEndId: pixEndToEndId(),
-  refundEndToEndId: refundEndToEndId(),
-  amountCents: cents('5000'),
-  occurredAt: utcDateTime(),
-  refundAmountCents: cents('2000'),
-});
-
-const tevCommon = {
-  tevTransferId: cuid('t2k7m4q9x1v8c3n6b0z5w7r4'),
-  movementId: movementId().nullable().openapi({ description: "The movement of the side that receives the event; null when nothing moved" }),
-  endToEndId: tevEndToEndId(),
-  amountCents: cents('1050'),
-  feeCents: cents('0').openapi({ description: 'The fee of the side that receives the event' }),
-  externalRef: z.string().nullable().openapi({ example: 'order-8841' }),
-  description: z.string().nullable().openapi({ example: 'Transferência para João Souza' }),
-  payerAccount: accountNumber('1000023'),
-  payerBranch: branch(),
-  beneficiaryAccount: accountNumber('1000024'),
-  beneficiaryBranch: branch(),
-  occurredAt: utcDateTime(),
-};
-const tevSettled = z.object(tevCommon);
-const tevFailed = z.object({ ...tevCommon, reason: z.string().openapi({ example: 'INSUFFICIENT_BALANCE' }) });
 
 const at = '2026-11-22T13:45:07.123Z';
 const payoutExample = { payoutId: 'p6c1v8x3z0b5n2m9q4w7k1r6', movementId: 'm3v8c1x6z9b2n7q4w0k5r8t1', endToEndId: 'E99999999202611221345aB3dE5fG7hJ', amountCents: '2590', occurredAt: at };
@@ -130,10 +27,10 @@ const tevExample = {
   occurredAt: at,
 };
 
-const EVENTS: Record<EventType, { summary: string; data: z.ZodObject; example: Record<string, unknown> }> = {
+/** Each event's summary and example; the example is typed by its definition, so it cannot drift from it. */
+const EVENTS: { [T in EventType]: { summary: string; example: EventData<T> } } = {
   'pix.in.received': {
     summary: 'A Pix was received',
-    data: pixInReceived,
     example: {
       payerName: 'Pagador Sandbox',
       endToEndId: 'E99999999202611221345aB3dE5fG7hJ',
@@ -151,7 +48,6 @@ const EVENTS: Record<EventType, { summary: string; data: z.ZodObject; example: R
   },
   'pix.payout.succeeded': {
     summary: 'A sent Pix settled',
-    data: pixPayoutSucceeded,
     example: {
       ...payoutExample,
       payerBranch: '0001',
@@ -166,16 +62,14 @@ const EVENTS: Record<EventType, { summary: string; data: z.ZodObject; example: R
       beneficiaryInstitution: 'Banco Sandbox S.A.',
     },
   },
-  'pix.payout.failed': { summary: 'A sent Pix failed; amount and fee are back on the balance', data: pixPayoutFailed, example: { ...payoutExample, reason: 'Conta do recebedor encerrada' } },
-  'pix.payout.cancelled': { summary: 'A sent Pix was cancelled; amount and fee are back on the balance', data: pixPayoutCancelled, example: { ...payoutExample, reason: null } },
+  'pix.payout.failed': { summary: 'A sent Pix failed; amount and fee are back on the balance', example: { ...payoutExample, reason: 'Conta do recebedor encerrada' } },
+  'pix.payout.cancelled': { summary: 'A sent Pix was cancelled; amount and fee are back on the balance', example: { ...payoutExample, reason: null } },
   'pix.payout.refunded': {
     summary: 'A sent Pix was returned, partially or totally',
-    data: pixPayoutRefunded,
     example: { ...payoutExample, refundEndToEndId: 'D99999999202611221402aB3dE5fG7hJ', refundAmountCents: '1295' },
   },
   'pix.charge.paid': {
     summary: 'A charge was paid',
-    data: pixChargePaid,
     example: {
       ...chargeExample,
       payerName: 'Pagador Sandbox',
@@ -190,10 +84,9 @@ const EVENTS: Record<EventType, { summary: string; data: z.ZodObject; example: R
       payerInstitutionIspb: '99999999',
     },
   },
-  'pix.charge.expired': { summary: 'A charge expired unpaid', data: pixChargeExpired, example: { ...chargeExample, occurredAt: at, amountCents: '5000' } },
+  'pix.charge.expired': { summary: 'A charge expired unpaid', example: { ...chargeExample, occurredAt: at, amountCents: '5000' } },
   'pix.charge.refunded': {
     summary: 'A charge was returned to its payer, partially or totally',
-    data: pixChargeRefunded,
     example: {
       ...chargeExample,
       movementId: 'm3v8c1x6z9b2n7q4w0k5r8t1',
@@ -204,11 +97,10 @@ const EVENTS: Record<EventType, { summary: string; data: z.ZodObject; example: R
       refundAmountCents: '2000',
     },
   },
-  'tev.in.received': { summary: 'A TEV was credited to the account', data: tevSettled, example: tevExample },
-  'tev.out.succeeded': { summary: 'A TEV sent by the account settled (also after submitted_unknown)', data: tevSettled, example: tevExample },
+  'tev.in.received': { summary: 'A TEV was credited to the account', example: tevExample },
+  'tev.out.succeeded': { summary: 'A TEV sent by the account settled (also after submitted_unknown)', example: tevExample },
   'tev.out.failed': {
     summary: 'A TEV sent by the account was refused; nothing moved',
-    data: tevFailed,
     example: { ...tevExample, movementId: null, reason: 'INSUFFICIENT_BALANCE' },
   },
 };
@@ -231,8 +123,9 @@ const deliveryHeaders = z.object({
 
 /** Registers the eleven events under the document's top-level `webhooks`, each a POST of `{ event, data }`. */
 export function documentWebhookEvents(registry: OpenAPIRegistry): void {
-  for (const [type, { summary, data, example }] of Object.entries(EVENTS) as [EventType, (typeof EVENTS)[EventType]][]) {
-    const body = z.object({ event: z.literal(type), data }).openapi(`${pascal(type)}Event`);
+  for (const type of EVENT_TYPES) {
+    const { summary, example } = EVENTS[type];
+    const body = z.object({ event: z.literal(type), data: EVENT_DATA[type] }).openapi(`${pascal(type)}Event`);
     registry.registerWebhook({
       method: 'post',
       path: type,

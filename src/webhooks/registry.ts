@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
 import type { Account } from '../accounts/entities.ts';
 import type { Config } from '../config.ts';
-import type { EventType } from '../events/outbox.ts';
+import type { EventType } from '../events/catalog.ts';
 import { DomainError, notFound, refusals } from '../shared/errors.ts';
 import { newCuid } from '../shared/ids.ts';
 import { assertSameRequest, requestHash } from '../shared/idempotency.ts';

@@ -1,0 +1,149 @@
+import { accountNumber, branch, cents, cuid, documentNumber, paymentDate, pixEndToEndId, tevEndToEndId, utcDateTime } from '../shared/formats.ts';
+import { z } from '../shared/zod.ts';
+
+/*
+ * The events of interface.md section 6: the `data` of each type, defined once. The TypeScript producers are typed by it
+ * (`enqueueEvents` takes an `OutboxEvent`), the OpenAPI `webhooks` document it (src/webhooks/event-docs.ts), and
+ * test/domain/events.test.ts parses every event the producers write with it, those of the SQL posting functions
+ * (src/ledger/sql/settle_tev.sql, return_pix_payout.sql) included. Nothing parses payloads at run time: the request
+ * path pays nothing for them.
+ */
+
+/** The event types, in the order of section 6. */
+export const EVENT_TYPES = [
+  'pix.in.received',
+  'pix.payout.succeeded',
+  'pix.payout.failed',
+  'pix.payout.cancelled',
+  'pix.payout.refunded',
+  'pix.charge.paid',
+  'pix.charge.expired',
+  'pix.charge.refunded',
+  'tev.in.received',
+  'tev.out.succeeded',
+  'tev.out.failed',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+const payoutId = () => cuid('p6c1v8x3z0b5n2m9q4w7k1r6');
+const movementId = () => cuid('m3v8c1x6z9b2n7q4w0k5r8t1');
+const chargeId = () => cuid('ch5v2n8m1q7w4x0z3b6k9r2t');
+const txid = () => z.string().regex(/^[A-Za-z0-9]{26,35}$/).openapi({ example: 'Kq3v9x0k2m8w4r7y1b5n6c2zA4s7d1f9' });
+const tag = () => z.string().nullable().openapi({ description: "The charge's tag", example: 'order-8841' });
+const refundEndToEndId = () => pixEndToEndId('D99999999202611221402aB3dE5fG7hJ');
+
+const pixInReceived = z.object({
+  payerName: z.string().openapi({ example: 'Pagador Sandbox' }),
+  endToEndId: pixEndToEndId(),
+  movementId: movementId(),
+  receivedAt: utcDateTime(),
+  amountCents: cents('10000'),
+  payerBranch: z.string().openapi({ example: '0001' }),
+  paymentDate: paymentDate(),
+  payerAccount: z.string().openapi({ example: '9999999' }),
+  pixAccountId: cuid('pk4m9q2x7v1c8n3b6z0w5r2t'),
+  coreAccountId: cuid('co8n2m5q1w7x4z0b3v6c9k2r'),
+  payerDocument: documentNumber('11144477735'),
+  payerInstitution: z.string().openapi({ example: 'Banco Sandbox S.A.' }),
+});
+
+const payoutCommon = {
+  payoutId: payoutId(),
+  movementId: movementId(),
+  endToEndId: pixEndToEndId(),
+  amountCents: cents('2590'),
+  occurredAt: utcDateTime(),
+};
+
+const pixPayoutSucceeded = z.object({
+  ...payoutCommon,
+  payerBranch: branch(),
+  payerAccount: accountNumber(),
+  beneficiaryName: z.string().openapi({ example: 'João Souza' }),
+  beneficiaryBranch: z.string().openapi({ example: '0001' }),
+  beneficiaryPixKey: z.string().openapi({ example: 'joao@example.com' }),
+  beneficiaryAccount: z.string().openapi({ example: '12345678' }),
+  beneficiaryDocument: z
+    .string()
+    .regex(/^(\*{3}\.\d{3}\.\d{3}-\*{2}|\d{14})$/)
+    .openapi({ description: "The receiver's CNPJ, or its CPF masked as the payer is shown it (4th to 9th digits)", example: '***.444.777-**' }),
+  beneficiaryPixKeyType: z.enum(['CPF', 'CNPJ', 'EMAIL', 'PHONE', 'EVP']),
+  beneficiaryAccountType: z.string().nullable().openapi({ example: 'CACC' }),
+  beneficiaryInstitution: z.string().openapi({ example: 'Banco Sandbox S.A.' }),
+});
+
+const pixPayoutFailed = z.object({ ...payoutCommon, reason: z.string().openapi({ example: 'Conta do recebedor encerrada' }) });
+const pixPayoutCancelled = z.object({ ...payoutCommon, reason: z.string().nullable().openapi({ example: null }) });
+const pixPayoutRefunded = z.object({
+  ...payoutCommon,
+  movementId: movementId().openapi({ description: 'The movement that credits the returned money' }),
+  refundEndToEndId: refundEndToEndId(),
+  refundAmountCents: cents('1295').openapi({ description: 'Less than amountCents: a partial return; equal: total' }),
+});
+
+const pixChargePaid = z.object({
+  tag: tag(),
+  txid: txid(),
+  chargeId: chargeId(),
+  payerName: z.string().openapi({ example: 'Pagador Sandbox' }),
+  endToEndId: pixEndToEndId(),
+  movementId: movementId(),
+  occurredAt: utcDateTime(),
+  amountCents: cents('5000'),
+  paymentDate: utcDateTime().openapi({ description: 'ISO 8601 UTC (unlike pix.in.received)' }),
+  payerDocument: documentNumber('11144477735'),
+  payerInstitution: z.string().openapi({ example: 'Banco Sandbox S.A.' }),
+  refundEndToEndId: z.null(),
+  payerInstitutionIspb: z.string().regex(/^\d{8}$/).openapi({ example: '99999999' }),
+});
+
+const pixChargeExpired = z.object({ tag: tag(), txid: txid(), chargeId: chargeId(), occurredAt: utcDateTime(), amountCents: cents('5000') });
+
+const pixChargeRefunded = z.object({
+  tag: tag(),
+  txid: txid(),
+  chargeId: chargeId(),
+  movementId: movementId().openapi({ description: 'The movement that debits the returned money' }),
+  endToEndId: pixEndToEndId(),
+  refundEndToEndId: refundEndToEndId(),
+  amountCents: cents('5000'),
+  occurredAt: utcDateTime(),
+  refundAmountCents: cents('2000'),
+});
+
+const tevCommon = {
+  tevTransferId: cuid('t2k7m4q9x1v8c3n6b0z5w7r4'),
+  movementId: movementId().nullable().openapi({ description: "The movement of the side that receives the event; null when nothing moved" }),
+  endToEndId: tevEndToEndId(),
+  amountCents: cents('1050'),
+  feeCents: cents('0').openapi({ description: 'The fee of the side that receives the event' }),
+  externalRef: z.string().nullable().openapi({ example: 'order-8841' }),
+  description: z.string().nullable().openapi({ example: 'Transferência para João Souza' }),
+  payerAccount: accountNumber('1000023'),
+  payerBranch: branch(),
+  beneficiaryAccount: accountNumber('1000024'),
+  beneficiaryBranch: branch(),
+  occurredAt: utcDateTime(),
+};
+const tevSettled = z.object(tevCommon);
+const tevFailed = z.object({ ...tevCommon, reason: z.string().openapi({ example: 'INSUFFICIENT_BALANCE' }) });
+
+/** The `data` of each event type. */
+export const EVENT_DATA = {
+  'pix.in.received': pixInReceived,
+  'pix.payout.succeeded': pixPayoutSucceeded,
+  'pix.payout.failed': pixPayoutFailed,
+  'pix.payout.cancelled': pixPayoutCancelled,
+  'pix.payout.refunded': pixPayoutRefunded,
+  'pix.charge.paid': pixChargePaid,
+  'pix.charge.expired': pixChargeExpired,
+  'pix.charge.refunded': pixChargeRefunded,
+  'tev.in.received': tevSettled,
+  'tev.out.succeeded': tevSettled,
+  'tev.out.failed': tevFailed,
+} satisfies Record<EventType, z.ZodObject>;
+
+export type EventData<T extends EventType> = z.infer<(typeof EVENT_DATA)[T]>;
+
+/** An event as its producer writes it: a type and the data of that type, so a producer cannot mix them up. */
+export type TypedEvent = { [T in EventType]: { type: T; data: EventData<T> } }[EventType];
