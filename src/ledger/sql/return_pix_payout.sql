@@ -1,6 +1,7 @@
 -- Money of a payout back to its payer: the whole amount and fee when the provider failed or cancelled it
 -- (`reverse_pix_payout`), or what the receiver returned of a settled one (`refund_pix_payout`). Each locks the payout
--- first, so the steps of one payout run one after the other, and answers what its event needs.
+-- first, so the steps of one payout run one after the other, and answers what its event needs. The events' data is
+-- defined in src/events/catalog.ts; test/domain/events.test.ts parses what is written here with it.
 
 create or replace function post_pix_payout_return(
   p_payout pix_payout,        -- locked by the caller

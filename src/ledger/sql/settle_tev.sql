@@ -148,6 +148,7 @@ begin
   end if;
 
   v_now := clock_timestamp();
+  -- The events' data is defined in src/events/catalog.ts; test/domain/events.test.ts parses what is written here with it.
   v_event := jsonb_build_object(
     'tevTransferId', v_tev.id, 'endToEndId', v_tev.end_to_end_id, 'amountCents', p_amount::text,
     'externalRef', v_tev.external_ref, 'description', v_description,
