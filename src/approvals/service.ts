@@ -5,7 +5,7 @@ import type { Account } from '../accounts/entities.ts';
 import type { HolderAuth } from '../identity/authenticator.ts';
 import { checkPin } from '../identity/pin.ts';
 import type { PlatformContext } from '../platform-context.ts';
-import { AppError, notFound } from '../shared/errors.ts';
+import { DomainError, notFound, refusals } from '../shared/errors.ts';
 import { newUuid } from '../shared/ids.ts';
 import { assertSameRequest, requestHash } from '../shared/idempotency.ts';
 import { decodeCursor, pageOf } from '../shared/pagination.ts';
@@ -73,6 +73,7 @@ export async function holdForApproval(
   if (handOff) await dispatchHandOff(temporal.client, orm.em.fork(), handOff);
   return { approvalRequestId: request.id, status: request.status, expiresAt: request.expiresAt };
 }
+holdForApproval.raises = refusals(assertSameRequest);
 
 /** A request the holder may see: its requester or its (current) approver, in its tenant. */
 export async function readApproval(em: EntityManager, holder: { id: string; tenantId: string }, id: string) {
@@ -80,6 +81,7 @@ export async function readApproval(em: EntityManager, holder: { id: string; tena
   if (!request) throw notFound('Approval request');
   return request;
 }
+readApproval.raises = refusals('NOT_FOUND');
 
 export async function listForApprover(em: EntityManager, cursorKey: string, approverId: string, status: ApprovalStatus | undefined, limit: number, cursor: string | undefined) {
   const scope = `approvals:${approverId}:${status ?? ''}`;
@@ -89,7 +91,7 @@ export async function listForApprover(em: EntityManager, cursorKey: string, appr
   return { approvals: items, pagination };
 }
 
-const notApprover = () => new AppError(403, 'NOT_APPROVER', 'Only the approver of this account can decide this request');
+const notApprover = () => new DomainError('NOT_APPROVER');
 
 /** The workflow refused the decider: the request was moved to another approver after the checks here. */
 const refusedAsNotApprover = (err: unknown) => err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure && err.cause.type === NOT_APPROVER;
@@ -106,7 +108,7 @@ export async function decideApproval(platform: PlatformContext, auth: HolderAuth
   if (!request) throw notFound('Approval request');
   if (request.approverHolderId !== auth.holder.id) throw notApprover();
   await checkPin(auth, platform.config, pin);
-  const alreadyDecided = () => new AppError(409, 'APPROVAL_ALREADY_DECIDED', 'This approval request was already decided, was cancelled or has expired');
+  const alreadyDecided = () => new DomainError('APPROVAL_ALREADY_DECIDED');
   if (request.status !== 'PENDING' || Date.parse(request.expiresAt) <= Date.now()) throw alreadyDecided();
   // With-Start: a request whose run the hand-off has not started yet gets it now.
   const start = approvalStart({ requestId: request.id, tenantId: request.tenantId, accountId: request.accountId, expiresAt: request.expiresAt });
@@ -118,12 +120,13 @@ export async function decideApproval(platform: PlatformContext, auth: HolderAuth
     // Refused by the validator (another decision came first) or the run already closed (expired, cancelled).
     if (err instanceof WorkflowUpdateFailedError || isAlreadyStarted(err)) throw alreadyDecided();
     if ((await findApproval(em, request.id))!.status !== 'PENDING') throw alreadyDecided();
-    throw new AppError(503, 'TEMPORARILY_UNAVAILABLE', 'The decision could not be applied right now; try again shortly');
+    throw new DomainError('TEMPORARILY_UNAVAILABLE');
   }
   // Cancelled before this decision was acted on: it decided nothing.
   if (final === 'CANCELLED') throw alreadyDecided();
   return (await findApproval(em, request.id))!;
 }
+decideApproval.raises = refusals('NOT_FOUND', 'NOT_APPROVER', checkPin, 'APPROVAL_ALREADY_DECIDED', 'TEMPORARILY_UNAVAILABLE');
 
 /** The approval run's last step: an open request takes its final state; one already final keeps its own (retries are harmless). */
 export const closeApproval = (em: EntityManager, requestId: string, status: Parameters<typeof closeApprovalRequest>[2], result: Parameters<typeof closeApprovalRequest>[3]) =>

@@ -43,8 +43,6 @@ export interface RouteSpec<P extends AnyObject | undefined, Q extends AnyObject 
    * one table (error-codes.ts); route.ts adds what every route and its authenticator answer.
    */
   raises?: readonly Raising[];
-  /** The error codes of this route's own checks, by status. */
-  errors?: ErrorsByStatus;
   handler(input: { params: Infer<P>; query: Infer<Q>; headers: Infer<H>; body: Infer<B>; auth: A; req: Request; res: Response }): Promise<Reply>;
 }
 
@@ -100,7 +98,7 @@ export function defineRoute<P extends AnyObject | undefined, Q extends AnyObject
   documentOperation(registry, {
     ...spec,
     security: spec.security ?? defaultSecurity(spec.headers, spec.auth as Authenticator<unknown> | undefined),
-    errors: mergeErrors(ROUTE_ERRORS, errorsRaisedBy([...(spec.auth ? [spec.auth] : []), ...(spec.raises ?? [])]), spec.errors ?? {}),
+    errors: mergeErrors(ROUTE_ERRORS, errorsRaisedBy([...(spec.auth ? [spec.auth] : []), ...(spec.raises ?? [])])),
   });
 
   router[spec.method](spec.path, async (req: Request, res: Response, next: NextFunction) => {

@@ -105,7 +105,7 @@ export function registerApprovalRoutes(router: Router, registry: OpenAPIRegistry
     auth,
     params: idParams,
     responses: { 200: { description: 'The request', schema: ApprovalRequest, example: approvalExample } },
-    errors: { 404: ['NOT_FOUND'] },
+    raises: [readApproval],
     async handler({ auth: a, params }) {
       return { status: 200, body: approvalView(await readApproval(a.em, a.holder, params.id)) };
     },
@@ -131,14 +131,7 @@ export function registerApprovalRoutes(router: Router, registry: OpenAPIRegistry
           example: approve ? approvalExample : { ...approvalExample, status: 'REJECTED' as const, result: null },
         },
       },
-      errors: {
-        403: ['NOT_APPROVER', 'PIN_NOT_SET', 'INVALID_PIN'],
-        404: ['NOT_FOUND'],
-        409: ['APPROVAL_ALREADY_DECIDED'],
-        423: ['PIN_LOCKED'],
-        429: ['RATE_LIMITED'],
-        503: ['TEMPORARILY_UNAVAILABLE'],
-      },
+      raises: [decideApproval],
       async handler({ auth: a, params, body }) {
         return { status: 200, body: approvalView(await decideApproval(platform, a, params.id, approve, body.pin)) };
       },

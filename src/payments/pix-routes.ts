@@ -3,7 +3,6 @@ import { randomUUID } from 'node:crypto';
 import type { Router } from 'express';
 import { operatingAccount } from '../identity/operating-account.ts';
 import { cents, cuid, tenantHeaders, utcDateTime } from '../http/common-schemas.ts';
-import type { ErrorsByStatus } from '../http/error-codes.ts';
 import type { Authenticator, Reply } from '../http/route.ts';
 import { defineRoute } from '../http/route.ts';
 import type { HolderAuth } from '../identity/authenticator.ts';
@@ -49,15 +48,6 @@ export function registerPixPaymentRoutes(router: Router, registry: OpenAPIRegist
       example: { payout: { ...processing.payout, status: 'PENDING' as const, feeCents: null } },
     },
   };
-  const errors: ErrorsByStatus = {
-    403: ['ONBOARDING_INCOMPLETE', 'ACCOUNT_NOT_APPROVED', 'PIN_NOT_SET', 'INVALID_PIN'],
-    404: ['NOT_FOUND'],
-    409: ['IDEMPOTENCY_KEY_REUSED'],
-    422: ['INSUFFICIENT_BALANCE', 'SOURCE_NOT_ACTIVE', 'PIX_KEY_NOT_FOUND'],
-    423: ['PIN_LOCKED'],
-    429: ['RATE_LIMITED'],
-  };
-
   defineRoute(router, registry, {
     method: 'post',
     path: '/pix/payment',
@@ -69,7 +59,7 @@ export function registerPixPaymentRoutes(router: Router, registry: OpenAPIRegist
     body: withPixKey({ accountId: z.uuid(), amount: reaisAmountSchema.openapi({ type: 'number', example: 25.9 }), pin: pinSchema.optional(), description: description.optional() }).openapi('PixPayment'),
     bodyExample: { accountId: '8c5e2f1a-7b3d-4c9e-a2f6-1d0b9e8c7a65', pixKey: 'joao@example.com', pixKeyType: 'EMAIL', amount: 25.9, pin: '2580', description: 'Almoço' },
     responses,
-    errors,
+    raises: [operatingAccount, payPixKey],
     async handler({ auth: a, headers, body }) {
       const account = await operatingAccount(a, body.accountId);
       const answer = await payPixKey(ctx, {
@@ -108,20 +98,7 @@ export function registerPixPaymentRoutes(router: Router, registry: OpenAPIRegist
       pin: '2580',
     },
     responses,
-    errors: {
-      ...errors,
-      409: [...errors[409]!, 'CHARGE_ALREADY_PAID', 'CHARGE_EXPIRED', 'CHARGE_REMOVED'],
-      422: [
-        ...errors[422]!,
-        'QR_LOCATION_UNAVAILABLE',
-        'QR_LOCATION_INVALID',
-        'QR_CHARGE_NOT_FOUND',
-        'QR_PAYLOAD_INVALID',
-        'QR_SIGNATURE_INVALID',
-        'QR_AMOUNT_CHANGE_NOT_SUPPORTED',
-        'CHARGE_AMOUNT_MISMATCH',
-      ],
-    },
+    raises: [operatingAccount, payQrCode],
     async handler({ auth: a, headers, body }) {
       const account = await operatingAccount(a, body.accountId);
       const answer = await payQrCode(ctx, { auth: a, account, pin: body.pin, idempotencyKey: headers['idempotency-key'] ?? randomUUID(), qrCode: body.qrCode, amountCents: body.amount });

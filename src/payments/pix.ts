@@ -7,9 +7,9 @@ import { definitelyRefused } from '../persistence/database-errors.ts';
 import { amountToPay, parseBrCode, type BrCode } from '../pix/brcode.ts';
 import { readScannedCharge, scannedChargeAmount } from '../pix/dynamic-qr.ts';
 import { identifyPixKey, type PixKeyType } from '../pix/keys.ts';
-import type { DebitOutcome } from '../pix/payout-debits.ts';
+import { outcomeOf, type DebitOutcome } from '../pix/payout-debits.ts';
 import { payoutDebitOf, payoutTiming, retriedQrPayout, type PayoutRequest } from '../pix/payouts.ts';
-import { AppError, isRefusal, validationError } from '../shared/errors.ts';
+import { DomainError, isRefusal, refusals, validationError } from '../shared/errors.ts';
 import { within } from '../shared/time.ts';
 import { pixPayoutStart, type PixPayoutInput } from '../../workflows/contracts/pix-payout.ts';
 import type { PaymentContext } from './context.ts';
@@ -58,7 +58,7 @@ type Payment = Omit<PayoutRequest, 'tenantId' | 'account' | 'idempotencyKey'>;
 /** Pays a Pix key (channel PIX_OUT). */
 export async function payPixKey(ctx: PaymentContext, r: KeyPayment): Promise<PaymentAnswer> {
   const beneficiary = await ctx.pixProvider.resolveKey(r.pixKeyType, r.pixKey);
-  if (!beneficiary) throw pixKeyNotFound();
+  if (!beneficiary) throw new DomainError('PIX_KEY_NOT_FOUND');
   await checkPin(r.auth, ctx.config, r.pin);
   return pay(ctx, r, { channel: 'PIX_OUT', amountCents: r.amountCents, pixKey: r.pixKey, pixKeyType: r.pixKeyType, beneficiary, qr: null, description: r.description });
 }
@@ -74,7 +74,7 @@ export async function payQrCode(ctx: PaymentContext, r: QrCodePayment): Promise<
   const key = identifyPixKey(code.pixKey!);
   if (!key) throw validationError('Invalid Pix BR Code: field 26-01 is not a valid Pix key', [{ path: 'body.qrCode', message: 'the key is not a CPF, CNPJ, e-mail, phone or EVP key' }]);
   const beneficiary = await ctx.pixProvider.resolveKey(key.pixKeyType, key.pixKey);
-  if (!beneficiary) throw pixKeyNotFound();
+  if (!beneficiary) throw new DomainError('PIX_KEY_NOT_FOUND');
   await checkPin(r.auth, ctx.config, r.pin);
   return pay(ctx, r, {
     channel: 'QR_CODE_OUT',
@@ -95,7 +95,7 @@ async function payDynamicCode(ctx: PaymentContext, r: QrCodePayment, code: BrCod
   const charge = await readScannedCharge(ctx.pixProvider, code, ctx.config.publicBaseUrl, new Date());
   const amountCents = scannedChargeAmount(charge, code, r.amountCents);
   const beneficiary = await ctx.pixProvider.resolveChargeReceiver(charge);
-  if (!beneficiary) throw pixKeyNotFound();
+  if (!beneficiary) throw new DomainError('PIX_KEY_NOT_FOUND');
   return pay(ctx, r, {
     channel: 'QR_CODE_OUT',
     amountCents,
@@ -108,7 +108,6 @@ async function payDynamicCode(ctx: PaymentContext, r: QrCodePayment, code: BrCod
 }
 
 const qrDescription = (code: BrCode) => `Pagamento QR Code ${code.merchantName}`;
-const pixKeyNotFound = () => new AppError(422, 'PIX_KEY_NOT_FOUND', 'No account answers for this Pix key');
 
 /**
  * Holds the payment for the account's approver, or debits it in one transaction that also hands its settlement to
@@ -131,13 +130,16 @@ async function pay(ctx: PaymentContext, r: Payer, payment: Payment): Promise<Pay
     if (isRefusal(err)) throw err;
     if (definitelyRefused(err)) {
       logger.error({ err, payoutId: debit.payoutId }, 'Pix debit refused by the debit function; nothing was written');
-      throw new AppError(500, 'INTERNAL_ERROR', 'The payment could not be debited and nothing moved; the request id in X-Request-Id helps support find it');
+      throw new DomainError('PAYMENT_NOT_DEBITED');
     }
     logger.warn({ err, payoutId: debit.payoutId }, 'Pix debit outcome unknown; handing the request to its settlement workflow');
     handOffUncertain(temporal.client, orm, config.TEMPORAL_TASK_QUEUE, { ...start, args: [{ ...(start.args[0] as PixPayoutInput), debit }] }, logger);
     return answerOf({ kind: 'pending', payoutId: debit.payoutId, amountCents: debit.amountCents });
   }
 }
+
+/** Why `debit_pix_payout` rejects a payment (nothing moved), each the name of its refusal in the catalog. */
+const DEBIT_REJECTIONS = refusals('INSUFFICIENT_BALANCE', 'SOURCE_NOT_ACTIVE');
 
 function answerOf(debited: DebitOutcome): PaymentAnswer {
   // Accepted, not debited yet: the workflow debits (or refuses) as soon as a worker runs it.
@@ -146,8 +148,17 @@ function answerOf(debited: DebitOutcome): PaymentAnswer {
   }
   const opening = debited.opening;
   if (opening.status === 'REJECTED') {
-    throw new AppError(422, opening.reason ?? 'REJECTED', opening.reason === 'INSUFFICIENT_BALANCE' ? 'The balance does not cover the amount and the fee' : 'The account cannot send Pix');
+    const rejection = DEBIT_REJECTIONS.find((refusal) => refusal === opening.reason);
+    if (!rejection) throw new Error(`debit_pix_payout rejected payout ${opening.payoutId} for a reason it does not give: ${opening.reason}`);
+    throw new DomainError(rejection);
   }
   const { payoutId, status, amountCents, feeCents, createdAt } = opening;
   return { kind: 'debited', payout: { payoutId, status, amountCents, feeCents, createdAt } };
 }
+answerOf.raises = DEBIT_REJECTIONS;
+
+// Declared last: they name the steps above. The debit answers through outcomeOf (the queue's and the direct call's alike).
+pay.raises = refusals(holdForApproval, outcomeOf, answerOf, 'PAYMENT_NOT_DEBITED');
+payPixKey.raises = refusals(checkPin, pay, 'PIX_KEY_NOT_FOUND', 'PIX_PROVIDER_UNAVAILABLE');
+payDynamicCode.raises = refusals(checkPin, retriedQrPayout, answerOf, readScannedCharge, scannedChargeAmount, pay, 'PIX_KEY_NOT_FOUND', 'PIX_PROVIDER_UNAVAILABLE');
+payQrCode.raises = refusals(checkPin, pay, 'PIX_KEY_NOT_FOUND', 'PIX_PROVIDER_UNAVAILABLE', payDynamicCode);

@@ -50,15 +50,7 @@ export function registerHolderTevPaymentRoutes(router: Router, registry: OpenAPI
         example: { tev: tevExamples.submittedUnknown },
       },
     },
-    errors: {
-      400: ['DESTINATION_NOT_FOUND', 'SAME_ACCOUNT'],
-      401: ['HOLDER_BLOCKED'],
-      403: ['ONBOARDING_INCOMPLETE', 'ACCOUNT_NOT_APPROVED', 'PIN_NOT_SET', 'INVALID_PIN'],
-      404: ['NOT_FOUND'],
-      409: ['IDEMPOTENCY_KEY_REUSED'],
-      423: ['PIN_LOCKED'],
-      429: ['RATE_LIMITED'],
-    },
+    raises: [operatingAccount, payTevAsHolder],
     async handler({ auth: a, params, body, headers }) {
       const source = await operatingAccount(a, params.accountId);
       const outcome = await payTevAsHolder(ctx, a, body.pin, {
@@ -105,13 +97,7 @@ export function registerIntegrationTevPaymentRoutes(router: Router, registry: Op
       422: { description: 'rejected: nothing moved; see reason', schema: TevRejected, example: { ...tevExamples.rejected, providerStatusCode: 422 as const } },
       502: { description: 'submitted_unknown: the platform resolves it by itself', schema: TevSubmittedUnknown, example: tevExamples.submittedUnknown },
     },
-    errors: {
-      400: ['DESTINATION_NOT_FOUND', 'SAME_ACCOUNT'],
-      401: ['HOLDER_BLOCKED'],
-      403: ['ACCOUNT_NOT_IN_KEY_SCOPE', 'ONBOARDING_INCOMPLETE', 'ACCOUNT_NOT_APPROVED'],
-      404: ['NOT_FOUND'],
-      409: ['IDEMPOTENCY_KEY_REUSED', 'EXTERNAL_REF_TAKEN'],
-    },
+    raises: [actingAccountId, payTev],
     async handler({ auth: a, headers, body }) {
       const sourceAccountId = await actingAccountId(a, headers['x-pix-account-id']);
       const outcome = await payTev(ctx, {

@@ -2,6 +2,7 @@ import { holdForApproval, type Held } from '../approvals/service.ts';
 import { Account } from '../accounts/entities.ts';
 import type { HolderAuth } from '../identity/authenticator.ts';
 import { checkPin } from '../identity/pin.ts';
+import { refusals } from '../shared/errors.ts';
 import { submitTev, type TevAnswer, type TevRequest } from '../transfers/service.ts';
 import type { PaymentContext } from './context.ts';
 import type { HeldPayment } from './held-payment.ts';
@@ -29,9 +30,12 @@ export async function payTev(ctx: PaymentContext, r: TevRequest): Promise<TevPay
     }),
   };
 }
+payTev.raises = refusals(submitTev, holdForApproval);
 
 /** A holder's TEV: the PIN first (as for a Pix payment), then paid now or held. */
 export async function payTevAsHolder(ctx: PaymentContext, auth: HolderAuth, pin: string | undefined, r: TevRequest): Promise<TevPaymentAnswer> {
   await checkPin(auth, ctx.config, pin);
   return payTev(ctx, r);
 }
+// A holder's TEV carries no externalRef: settle_tev cannot refuse it EXTERNAL_REF_TAKEN.
+payTevAsHolder.raises = refusals(checkPin, ...payTev.raises.filter((refusal) => refusal !== 'EXTERNAL_REF_TAKEN'));

@@ -111,8 +111,8 @@ readScannedCharge.raises = refusals(
   'QR_SIGNATURE_INVALID',
   'QR_AMOUNT_CHANGE_NOT_SUPPORTED',
   'CHARGE_ALREADY_PAID',
-  'CHARGE_REMOVED',
   'CHARGE_EXPIRED',
+  'CHARGE_REMOVED',
 );
 
 /**

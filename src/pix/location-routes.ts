@@ -1,8 +1,10 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import type { Router } from 'express';
+import { errorsRaisedBy } from '../http/error-codes.ts';
 import { documentOperation, mergeErrors } from '../http/operation-doc.ts';
 import { HTTP_LAYER_ERRORS } from '../http/route.ts';
 import type { PlatformContext } from '../platform-context.ts';
+import { hit } from '../shared/rate-limit.ts';
 import { z } from '../shared/zod.ts';
 import { chargeLocations } from './charge-locations.ts';
 
@@ -108,7 +110,8 @@ function documentLocationRoutes(registry: OpenAPIRegistry): void {
         example: COB_PAYLOAD_NOT_FOUND,
       },
     },
-    errors: mergeErrors(HTTP_LAYER_ERRORS, { 429: ['RATE_LIMITED'] }),
+    // A location's reads are limited per client address (`hit`, in chargeLocations).
+    errors: mergeErrors(HTTP_LAYER_ERRORS, errorsRaisedBy([hit])),
   });
   documentOperation(registry, {
     method: 'get',

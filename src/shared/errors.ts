@@ -98,6 +98,25 @@ export const REFUSALS = {
   DESTINATION_NOT_FOUND: { message: 'No account with this branch and number in this tenant' },
   SAME_ACCOUNT: { message: 'The destination is the source account itself' },
   EXTERNAL_REF_TAKEN: { message: 'This externalRef was already used by another transfer of this account' },
+  BENEFICIARY_NOT_FOUND: { message: 'No holder of this tenant with this document can receive transfers' },
+  /** The settlement function refused the request itself, which a retry would meet again: nothing moved. */
+  TRANSFER_NOT_SETTLED: {
+    code: 'INTERNAL_ERROR',
+    message: 'The transfer could not be settled and nothing moved; the request id in X-Request-Id helps support find it',
+  },
+  // Pix payments (`debit_pix_payout` rejects a payment with INSUFFICIENT_BALANCE or SOURCE_NOT_ACTIVE)
+  PIX_KEY_NOT_FOUND: { message: 'No account answers for this Pix key' },
+  INSUFFICIENT_BALANCE: { message: 'The balance does not cover the amount and the fee' },
+  SOURCE_NOT_ACTIVE: { message: 'The account cannot send Pix' },
+  /** The debit function refused the request itself, which a retry would meet again: nothing moved. */
+  PAYMENT_NOT_DEBITED: {
+    code: 'INTERNAL_ERROR',
+    message: 'The payment could not be debited and nothing moved; the request id in X-Request-Id helps support find it',
+  },
+  // Dual approval
+  NOT_APPROVER: { message: 'Only the approver of this account can decide this request' },
+  APPROVAL_ALREADY_DECIDED: { message: 'This approval request was already decided, was cancelled or has expired' },
+  TEMPORARILY_UNAVAILABLE: { message: 'The decision could not be applied right now; try again shortly' },
   // Webhooks
   WEBHOOK_URL_NOT_ALLOWED: { message: 'The URL must resolve to public addresses only (no loopback, private, link-local or metadata hosts)' },
   WEBHOOK_DISABLED: { message: 'The endpoint is deleted; register it again to receive events' },

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Account } from '../accounts/entities.ts';
 import { Holder } from '../identity/entities.ts';
-import { AppError } from '../shared/errors.ts';
+import { DomainError, refusals } from '../shared/errors.ts';
 
 /**
  * Step 1 of a TEV: who of the tenant can receive one, by document. An ACTIVE holder, with its APPROVED accounts
@@ -10,6 +10,7 @@ import { AppError } from '../shared/errors.ts';
 export async function findTevBeneficiary(em: EntityManager, tenantId: string, document: string): Promise<{ holder: Holder; accounts: Account[] }> {
   const holder = await em.findOne(Holder, { tenantId, document, status: 'ACTIVE' });
   const accounts = holder ? await em.find(Account, { holderId: holder.id, kind: 'HOLDER', status: 'APPROVED' }, { orderBy: { createdAt: 'asc' } }) : [];
-  if (!holder || accounts.length === 0) throw new AppError(404, 'BENEFICIARY_NOT_FOUND', 'No holder of this tenant with this document can receive transfers');
+  if (!holder || accounts.length === 0) throw new DomainError('BENEFICIARY_NOT_FOUND');
   return { holder, accounts };
 }
+findTevBeneficiary.raises = refusals('BENEFICIARY_NOT_FOUND');

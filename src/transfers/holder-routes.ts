@@ -51,7 +51,7 @@ export function registerHolderTevRoutes(router: Router, registry: OpenAPIRegistr
         },
       },
     },
-    errors: { 403: ['ONBOARDING_INCOMPLETE', 'ACCOUNT_NOT_APPROVED'], 404: ['NOT_FOUND', 'BENEFICIARY_NOT_FOUND'] },
+    raises: [operatingAccount, findTevBeneficiary],
     async handler({ auth: a, params, body }) {
       await operatingAccount(a, params.accountId);
       const { holder, accounts } = await findTevBeneficiary(a.em, a.holder.tenantId, body.document);

@@ -2,7 +2,6 @@ import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import type { Router } from 'express';
 import type { Authenticator } from '../http/route.ts';
 import { defineRoute } from '../http/route.ts';
-import { notFound } from '../shared/errors.ts';
 import { z } from '../shared/zod.ts';
 import { actingAccount, pixAccountHeader, type IntegrationAuth } from '../tenants/api-key-auth.ts';
 import { TevRead, tevReadExample } from './schemas.ts';
@@ -20,11 +19,10 @@ export function registerIntegrationTevRoutes(router: Router, registry: OpenAPIRe
     auth,
     params: z.object({ id: z.string().min(1).max(64) }),
     responses: { 200: { description: 'The transfer', schema: TevRead, example: tevReadExample } },
-    errors: { 403: ['ACCOUNT_NOT_IN_KEY_SCOPE'], 404: ['NOT_FOUND'] },
+    raises: [actingAccount, tevSeenBy],
     async handler({ auth: a, headers, params }) {
       const account = await actingAccount(a, headers['x-pix-account-id']);
       const tev = await tevSeenBy(a.em, account, params.id);
-      if (!tev) throw notFound('Transfer');
       return { status: 200, body: tevReadView(tev, account.id) };
     },
   });

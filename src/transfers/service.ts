@@ -2,12 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { handOffUncertain, dispatchHandOff } from '../handoff/dispatch.ts';
 import { definitelyRefused } from '../persistence/database-errors.ts';
 import type { PlatformContext } from '../platform-context.ts';
-import { AppError, DomainError, isRefusal } from '../shared/errors.ts';
+import { DomainError, isRefusal, refusals } from '../shared/errors.ts';
 import { derivedId } from '../shared/ids.ts';
 import { within } from '../shared/time.ts';
 import { tevResolutionStart, type SandboxTevOutcome, type TevOrigin, type TevOutcome, type TevSubmission } from '../../workflows/contracts/tev.ts';
 import type { SettlementQueue } from './settlement-queue.ts';
-import { settleTev, type Settlement } from './settlement.ts';
+import { SETTLE_TEV_REFUSALS, settleTev, type Settlement } from './settlement.ts';
 
 export interface TevRequest {
   tenantId: string;
@@ -103,10 +103,11 @@ export async function submitTev(ctx: TevContext, request: TevRequest): Promise<T
     // it would meet again. Only a lost connection, a timeout or the deadline leave the outcome unknown.
     if (definitelyRefused(err)) {
       logger.error({ err, tevId: submission.tevId }, 'TEV refused by the settlement function; nothing was written');
-      throw new AppError(500, 'INTERNAL_ERROR', 'The transfer could not be settled and nothing moved; the request id in X-Request-Id helps support find it');
+      throw new DomainError('TRANSFER_NOT_SETTLED');
     }
     logger.warn({ err, tevId: submission.tevId }, 'TEV outcome unknown; handing it to its resolution workflow');
     handOffUncertain(temporal.client, orm, config.TEMPORAL_TASK_QUEUE, tevResolutionStart({ submission, sandbox: null }), logger);
     return { kind: 'submitted_unknown', tevId: submission.tevId, reason: SUBMITTED_UNKNOWN_REASON };
   }
 }
+submitTev.raises = refusals(...SETTLE_TEV_REFUSALS, 'TRANSFER_NOT_SETTLED');

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../config.ts';
+import { refusals } from '../shared/errors.ts';
 import { newCuid } from '../shared/ids.ts';
 import type { WorkflowStart } from '../temporal/workflow-start.ts';
 import type { TevOutcome, TevResolutionInput, TevSubmission } from '../../workflows/contracts/tev.ts';
@@ -15,17 +16,23 @@ import { callSettleTev, callSettleTevBatch, type SettleRow } from './store.ts';
  */
 export type SettleMode = 'SUBMIT' | 'DEFER' | 'RESOLVE' | 'FAIL';
 
-/** The answers of `settle_tev` that are not a transfer state: the request cannot become a transfer as asked. */
-export type SettlementRefusal =
-  | 'SOURCE_NOT_FOUND'
-  | 'HOLDER_BLOCKED'
-  | 'ONBOARDING_INCOMPLETE'
-  | 'ACCOUNT_NOT_APPROVED'
-  | 'DESTINATION_NOT_FOUND'
-  | 'SAME_ACCOUNT'
-  | 'APPROVAL_REQUIRED'
-  | 'IDEMPOTENCY_KEY_REUSED'
-  | 'EXTERNAL_REF_TAKEN';
+/**
+ * Why `settle_tev` refuses a request (it cannot become a transfer as asked), under the catalog's names: raised as they
+ * come. EXTERNAL_REF_TAKEN only refuses a request that carries an externalRef.
+ */
+export const SETTLE_TEV_REFUSALS = refusals(
+  'SOURCE_NOT_FOUND',
+  'HOLDER_BLOCKED',
+  'ONBOARDING_INCOMPLETE',
+  'ACCOUNT_NOT_APPROVED',
+  'DESTINATION_NOT_FOUND',
+  'SAME_ACCOUNT',
+  'IDEMPOTENCY_KEY_REUSED',
+  'EXTERNAL_REF_TAKEN',
+);
+
+/** The answers of `settle_tev` that are not a transfer state: a refusal, or a payment to hold for the account's approver. */
+export type SettlementRefusal = (typeof SETTLE_TEV_REFUSALS)[number] | 'APPROVAL_REQUIRED';
 
 export type Settlement =
   | { code: 'DONE' | 'FAILED'; outcome: TevOutcome }
