@@ -7,13 +7,13 @@ import { http } from '../support/http.ts';
 import { expectLedgerConsistent } from '../support/ledger.ts';
 import { startPlatform, type Platform } from '../support/platform.ts';
 import { baselineDirs, readBaselineManifest, restoreBaseline, schemaFingerprint } from './baseline.ts';
+import { withClient } from './dump.ts';
 
 /**
  * An operator's upgrade, in place: a database of the previous landed version with realistic data (holders, KYC, TEV,
  * Pix sent, failed and returned, charges and refunds, approvals, webhooks, a hand-off Temporal has not taken yet;
  * test/upgrade/baselines/, made by make-baseline.ts) is upgraded by `npm run migrate`, the command the README gives.
  * It must keep every cent and row, end with exactly the schema and functions of a fresh database, and run the flows.
- * (The rest of the suite runs on such an upgraded database too: test/global-setup.ts.)
  */
 const latest = baselineDirs().at(-1)!;
 const manifest = readBaselineManifest(latest);
@@ -24,15 +24,8 @@ const suffix = randomUUID().slice(0, 8);
 const upgradedUrl = urlOf(`upgraded_${suffix}`);
 const freshUrl = urlOf(`fresh_${suffix}`);
 
-async function query<T = any>(databaseUrl: string, text: string, params: unknown[] = []): Promise<T[]> {
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    return (await client.query(text, params)).rows as T[];
-  } finally {
-    await client.end();
-  }
-}
+const query = <T = any>(databaseUrl: string, text: string, params: unknown[] = []): Promise<T[]> =>
+  withClient(databaseUrl, async (client) => (await client.query(text, params)).rows as T[]);
 
 const migrate = (databaseUrl: string) =>
   JSON.parse(execFileSync(process.execPath, ['scripts/migrate.ts'], { env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' }, encoding: 'utf8' }).trim().split('\n').pop()!) as {
