@@ -36,6 +36,15 @@ export interface Held {
   expiresAt: string;
 }
 
+/** A payment for the approver of its source account: who asks for it, under which Idempotency-Key. */
+export interface PaymentToHold {
+  tenantId: string;
+  source: Pick<Account, 'id' | 'approverHolderId'>;
+  requesterHolderId: string;
+  idempotencyKey: string;
+  payment: ApprovalPayment;
+}
+
 /**
  * Holds a payment of an account under dual approval: everything an immediate payment checks has been checked by the
  * caller; this records the request (the same Idempotency-Key returns the same request, another body is 409) with the
@@ -43,30 +52,27 @@ export interface Held {
  * is at commit (its row locked meanwhile); if dual approval was turned off since the caller's check, the request is
  * recorded CANCELLED, as if it had been pending then, and the requester sends the payment again.
  */
-export async function holdForApproval(
-  { orm, temporal, config }: PlatformContext,
-  r: { tenantId: string; source: Pick<Account, 'id' | 'approverHolderId'>; requesterHolderId: string; idempotencyKey: string; payment: ApprovalPayment },
-): Promise<Held> {
-  const hash = requestHash(r.payment);
+export async function holdForApproval({ orm, temporal, config }: PlatformContext, { tenantId, source, requesterHolderId, idempotencyKey, payment }: PaymentToHold): Promise<Held> {
+  const hash = requestHash(payment);
   const expiresAt = new Date(Date.now() + config.APPROVAL_TTL_MS);
   const { request, handOff } = await orm.em.fork().transactional(async (em) => {
     const id = newUuid();
-    const approverHolderId = await lockApproverOf(em, r.source.id);
+    const approverHolderId = await lockApproverOf(em, source.id);
     const created = await insertApprovalRequest(em, {
       id,
-      tenantId: r.tenantId,
-      accountId: r.source.id,
-      requesterHolderId: r.requesterHolderId,
-      approverHolderId: approverHolderId ?? r.source.approverHolderId!,
-      payment: r.payment,
-      idempotencyKey: r.idempotencyKey,
+      tenantId,
+      accountId: source.id,
+      requesterHolderId,
+      approverHolderId: approverHolderId ?? source.approverHolderId!,
+      payment,
+      idempotencyKey,
       requestHash: hash,
       expiresAt,
       cancelled: approverHolderId === null,
     });
-    if (!created) return { request: (await findApprovalByKey(em, r.source.id, r.idempotencyKey))!, handOff: null };
+    if (!created) return { request: (await findApprovalByKey(em, source.id, idempotencyKey))!, handOff: null };
     if (approverHolderId === null) return { request: (await findApproval(em, id))!, handOff: null };
-    const start = approvalStart({ requestId: id, tenantId: r.tenantId, accountId: r.source.id, expiresAt: expiresAt.toISOString() });
+    const start = approvalStart({ requestId: id, tenantId, accountId: source.id, expiresAt: expiresAt.toISOString() });
     return { request: (await findApproval(em, id))!, handOff: await insertHandOff(em, config.TEMPORAL_TASK_QUEUE, start) };
   });
   assertSameRequest(request.requestHash, hash);

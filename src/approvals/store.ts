@@ -47,23 +47,23 @@ interface ApprovalRequestRow {
   dst_number: string | null;
 }
 
-const toRequest = (r: ApprovalRequestRow): ApprovalRequest => ({
-  id: r.id,
-  tenantId: r.tenant_id,
-  accountId: r.account_id,
-  requesterHolderId: r.requester_holder_id,
-  approverHolderId: r.approver_holder_id,
-  kind: r.kind,
-  payment: r.payload,
-  requestHash: r.request_hash,
-  status: r.status,
-  reason: r.reason,
-  operationId: r.operation_id,
-  expiresAt: r.expires_at,
-  decidedAt: r.decided_at,
-  createdAt: r.created_at,
-  destination: r.dst_agency && r.dst_number ? { branch: r.dst_agency, account: r.dst_number } : null,
-  position: r.position,
+const toRequest = (row: ApprovalRequestRow): ApprovalRequest => ({
+  id: row.id,
+  tenantId: row.tenant_id,
+  accountId: row.account_id,
+  requesterHolderId: row.requester_holder_id,
+  approverHolderId: row.approver_holder_id,
+  kind: row.kind,
+  payment: row.payload,
+  requestHash: row.request_hash,
+  status: row.status,
+  reason: row.reason,
+  operationId: row.operation_id,
+  expiresAt: row.expires_at,
+  decidedAt: row.decided_at,
+  createdAt: row.created_at,
+  destination: row.dst_agency && row.dst_number ? { branch: row.dst_agency, account: row.dst_number } : null,
+  position: row.position,
 });
 
 const SELECT = `select r.id, r.tenant_id, r.account_id, r.requester_holder_id, r.approver_holder_id, r.kind, r.payload, r.request_hash,
@@ -95,25 +95,25 @@ export interface NewApprovalRequest {
 export const DUAL_APPROVAL_DISABLED = 'DUAL_APPROVAL_DISABLED';
 
 /** Records a PENDING (or cancelled) request; false when the account already has one under this idempotency key. */
-export async function insertApprovalRequest(em: EntityManager, r: NewApprovalRequest): Promise<boolean> {
+export async function insertApprovalRequest(em: EntityManager, request: NewApprovalRequest): Promise<boolean> {
   const inserted = await em.execute<{ id: string }[]>(
     `insert into approval_request (id, tenant_id, account_id, requester_holder_id, approver_holder_id, kind, payload, idempotency_key, request_hash, status, reason, expires_at, decided_at)
      values (?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?, case when ? then now() end)
      on conflict (account_id, idempotency_key) do nothing returning id`,
     [
-      r.id,
-      r.tenantId,
-      r.accountId,
-      r.requesterHolderId,
-      r.approverHolderId,
-      r.payment.kind,
-      JSON.stringify(r.payment),
-      r.idempotencyKey,
-      r.requestHash,
-      r.cancelled ? 'CANCELLED' : 'PENDING',
-      r.cancelled ? DUAL_APPROVAL_DISABLED : null,
-      r.expiresAt,
-      r.cancelled,
+      request.id,
+      request.tenantId,
+      request.accountId,
+      request.requesterHolderId,
+      request.approverHolderId,
+      request.payment.kind,
+      JSON.stringify(request.payment),
+      request.idempotencyKey,
+      request.requestHash,
+      request.cancelled ? 'CANCELLED' : 'PENDING',
+      request.cancelled ? DUAL_APPROVAL_DISABLED : null,
+      request.expiresAt,
+      request.cancelled,
     ],
   );
   return inserted.length > 0;
@@ -229,7 +229,7 @@ async function cancelPendingApprovals(em: EntityManager, where: string, params: 
       returning r.id, r.tenant_id, r.account_id, ${isoUtc('r.expires_at')} as expires_at`,
     [DUAL_APPROVAL_DISABLED, ...params],
   );
-  return rows.map((r) => ({ requestId: r.id, tenantId: r.tenant_id, accountId: r.account_id, expiresAt: r.expires_at }));
+  return rows.map((row) => ({ requestId: row.id, tenantId: row.tenant_id, accountId: row.account_id, expiresAt: row.expires_at }));
 }
 
 /** The account's dual approval is turned off: its pending requests are cancelled (in the same transaction). */

@@ -10,24 +10,24 @@ export type HeldPayment =
 export const heldPaymentOf = (request: ApprovalRequest): HeldPayment => request.payment as HeldPayment;
 
 /** What requester and approver see of a request. */
-export function approvalView(r: ApprovalRequest) {
-  const p = heldPaymentOf(r);
-  const finished = r.operationId && (r.status === 'EXECUTED' || r.status === 'FAILED');
+export function approvalView(request: ApprovalRequest) {
+  const payment = heldPaymentOf(request);
+  const finished = request.operationId && (request.status === 'EXECUTED' || request.status === 'FAILED');
   return {
-    approvalRequestId: r.id,
-    status: r.status,
-    kind: r.kind,
-    accountId: r.accountId,
-    amountCents: p.amountCents,
-    destination: p.kind === 'TEV' ? r.destination! : { pixKey: p.pixKey, pixKeyType: p.pixKeyType, name: p.beneficiary.name },
-    description: p.description,
-    externalRef: p.kind === 'TEV' ? p.externalRef : null,
-    cancelReason: r.status === 'CANCELLED' ? r.reason : null,
-    createdAt: r.createdAt,
-    expiresAt: r.expiresAt,
-    decidedAt: r.decidedAt,
+    approvalRequestId: request.id,
+    status: request.status,
+    kind: request.kind,
+    accountId: request.accountId,
+    amountCents: payment.amountCents,
+    destination: payment.kind === 'TEV' ? request.destination! : { pixKey: payment.pixKey, pixKeyType: payment.pixKeyType, name: payment.beneficiary.name },
+    description: payment.description,
+    externalRef: payment.kind === 'TEV' ? payment.externalRef : null,
+    cancelReason: request.status === 'CANCELLED' ? request.reason : null,
+    createdAt: request.createdAt,
+    expiresAt: request.expiresAt,
+    decidedAt: request.decidedAt,
     result: finished
-      ? { [r.kind === 'TEV' ? 'tevId' : 'payoutId']: r.operationId, status: r.status === 'EXECUTED' ? (r.kind === 'TEV' ? 'DONE' : 'PROCESSING') : 'FAILED', reason: r.reason }
+      ? { [request.kind === 'TEV' ? 'tevId' : 'payoutId']: request.operationId, status: request.status === 'EXECUTED' ? (request.kind === 'TEV' ? 'DONE' : 'PROCESSING') : 'FAILED', reason: request.reason }
       : null,
   };
 }

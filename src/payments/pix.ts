@@ -56,27 +56,27 @@ export interface QrCodePayment extends Payer {
 type Payment = Omit<PayoutRequest, 'tenantId' | 'account' | 'idempotencyKey'>;
 
 /** Pays a Pix key (channel PIX_OUT). */
-export async function payPixKey(ctx: PaymentContext, r: KeyPayment): Promise<PaymentAnswer> {
-  const beneficiary = await ctx.pixProvider.resolveKey(r.pixKeyType, r.pixKey);
+export async function payPixKey(ctx: PaymentContext, request: KeyPayment): Promise<PaymentAnswer> {
+  const beneficiary = await ctx.pixProvider.resolveKey(request.pixKeyType, request.pixKey);
   if (!beneficiary) throw new DomainError('PIX_KEY_NOT_FOUND');
-  await checkPin(r.auth, ctx.config, r.pin);
-  return pay(ctx, r, { channel: 'PIX_OUT', amountCents: r.amountCents, pixKey: r.pixKey, pixKeyType: r.pixKeyType, beneficiary, qr: null, description: r.description });
+  await checkPin(request.auth, ctx.config, request.pin);
+  return pay(ctx, request, { channel: 'PIX_OUT', amountCents: request.amountCents, pixKey: request.pixKey, pixKeyType: request.pixKeyType, beneficiary, qr: null, description: request.description });
 }
 
 /**
  * Pays a BR Code (channel QR_CODE_OUT). A static code names the key; a dynamic one names the location of a charge,
  * whose signed payload gives the key, the amount and the txid, and whose receiver gets the payment as that charge's.
  */
-export async function payQrCode(ctx: PaymentContext, r: QrCodePayment): Promise<PaymentAnswer> {
-  const code = parseBrCode(r.qrCode);
-  if (code.url !== null) return payDynamicCode(ctx, r, { ...code, url: code.url });
-  const amountCents = amountToPay(code, r.amountCents);
+export async function payQrCode(ctx: PaymentContext, request: QrCodePayment): Promise<PaymentAnswer> {
+  const code = parseBrCode(request.qrCode);
+  if (code.url !== null) return payDynamicCode(ctx, request, { ...code, url: code.url });
+  const amountCents = amountToPay(code, request.amountCents);
   const key = identifyPixKey(code.pixKey!);
   if (!key) throw validationError('Invalid Pix BR Code: field 26-01 is not a valid Pix key', [{ path: 'body.qrCode', message: 'the key is not a CPF, CNPJ, e-mail, phone or EVP key' }]);
   const beneficiary = await ctx.pixProvider.resolveKey(key.pixKeyType, key.pixKey);
   if (!beneficiary) throw new DomainError('PIX_KEY_NOT_FOUND');
-  await checkPin(r.auth, ctx.config, r.pin);
-  return pay(ctx, r, {
+  await checkPin(request.auth, ctx.config, request.pin);
+  return pay(ctx, request, {
     channel: 'QR_CODE_OUT',
     amountCents,
     ...key,
@@ -86,17 +86,17 @@ export async function payQrCode(ctx: PaymentContext, r: QrCodePayment): Promise<
   });
 }
 
-async function payDynamicCode(ctx: PaymentContext, r: QrCodePayment, code: BrCode & { url: string }): Promise<PaymentAnswer> {
+async function payDynamicCode(ctx: PaymentContext, request: QrCodePayment, code: BrCode & { url: string }): Promise<PaymentAnswer> {
   // The PIN first: the platform fetches a code's location only for a holder allowed to pay.
-  await checkPin(r.auth, ctx.config, r.pin);
+  await checkPin(request.auth, ctx.config, request.pin);
   // A retry must answer what the first request did, even though the charge it paid no longer reads as payable.
-  const retried = await retriedQrPayout(r.auth.em, r.account.id, r.idempotencyKey, code.url, r.amountCents);
+  const retried = await retriedQrPayout(request.auth.em, request.account.id, request.idempotencyKey, code.url, request.amountCents);
   if (retried) return answerOf(retried);
   const charge = await readScannedCharge(ctx.pixProvider, code, ctx.config.publicBaseUrl, new Date());
-  const amountCents = scannedChargeAmount(charge, code, r.amountCents);
+  const amountCents = scannedChargeAmount(charge, code, request.amountCents);
   const beneficiary = await ctx.pixProvider.resolveChargeReceiver(charge);
   if (!beneficiary) throw new DomainError('PIX_KEY_NOT_FOUND');
-  return pay(ctx, r, {
+  return pay(ctx, request, {
     channel: 'QR_CODE_OUT',
     amountCents,
     pixKey: charge.pixKey,
@@ -115,15 +115,15 @@ const qrDescription = (code: BrCode) => `Pagamento QR Code ${code.merchantName}`
  * outcome is not known in time (a lost connection, the deadline), the answer is 202 PENDING and the settlement
  * workflow, handed the request, debits it (idempotently) or finds it debited.
  */
-async function pay(ctx: PaymentContext, r: Payer, payment: Payment): Promise<PaymentAnswer> {
+async function pay(ctx: PaymentContext, payer: Payer, payment: Payment): Promise<PaymentAnswer> {
   const { config, logger, orm, temporal } = ctx;
-  const tenantId = r.auth.holder.tenantId;
-  if (r.account.approverHolderId) {
+  const tenantId = payer.auth.holder.tenantId;
+  if (payer.account.approverHolderId) {
     const held: HeldPayment = { kind: 'PIX', ...payment, amountCents: payment.amountCents.toString() };
-    return { kind: 'held', held: await holdForApproval(ctx, { tenantId, source: r.account, requesterHolderId: r.auth.holder.id, idempotencyKey: r.idempotencyKey, payment: held }) };
+    return { kind: 'held', held: await holdForApproval(ctx, { tenantId, source: payer.account, requesterHolderId: payer.auth.holder.id, idempotencyKey: payer.idempotencyKey, payment: held }) };
   }
-  const debit = payoutDebitOf(config.KEY_PEPPER, { ...payment, tenantId, account: r.account, idempotencyKey: r.idempotencyKey });
-  const start = pixPayoutStart({ payoutId: debit.payoutId, tenantId, accountId: r.account.id, timing: payoutTiming(config) });
+  const debit = payoutDebitOf(config.KEY_PEPPER, { ...payment, tenantId, account: payer.account, idempotencyKey: payer.idempotencyKey });
+  const start = pixPayoutStart({ payoutId: debit.payoutId, tenantId, accountId: payer.account.id, timing: payoutTiming(config) });
   try {
     return answerOf(await within(ctx.pixDebits.debit({ debit, handOff: { taskQueue: config.TEMPORAL_TASK_QUEUE, start } }), config.TEV_RESPONSE_DEADLINE_MS));
   } catch (err) {

@@ -15,17 +15,17 @@ export type TevPaymentAnswer = { held: Held } | { result: TevAnswer };
  * account is under dual approval (APPROVAL_REQUIRED, nothing recorded), so an immediate TEV makes one round trip. A
  * held TEV is recorded for the account's approver, as requested by the account's holder.
  */
-export async function payTev(ctx: PaymentContext, r: TevRequest): Promise<TevPaymentAnswer> {
-  const result = await submitTev(ctx, r);
+export async function payTev(ctx: PaymentContext, request: TevRequest): Promise<TevPaymentAnswer> {
+  const result = await submitTev(ctx, request);
   if (result.kind !== 'approval_required') return { result };
-  const source = await ctx.orm.em.fork().findOneOrFail(Account, { id: r.sourceAccountId });
-  const payment: HeldPayment = { kind: 'TEV', destinationAccountId: result.destinationAccountId, amountCents: r.amountCents.toString(), description: r.description, externalRef: r.externalRef };
+  const source = await ctx.orm.em.fork().findOneOrFail(Account, { id: request.sourceAccountId });
+  const payment: HeldPayment = { kind: 'TEV', destinationAccountId: result.destinationAccountId, amountCents: request.amountCents.toString(), description: request.description, externalRef: request.externalRef };
   return {
     held: await holdForApproval(ctx, {
-      tenantId: r.tenantId,
+      tenantId: request.tenantId,
       source,
       requesterHolderId: source.holderId!,
-      idempotencyKey: r.idempotencyKey,
+      idempotencyKey: request.idempotencyKey,
       payment,
     }),
   };
@@ -33,9 +33,9 @@ export async function payTev(ctx: PaymentContext, r: TevRequest): Promise<TevPay
 payTev.raises = refusals(submitTev, holdForApproval);
 
 /** A holder's TEV: the PIN first (as for a Pix payment), then paid now or held. */
-export async function payTevAsHolder(ctx: PaymentContext, auth: HolderAuth, pin: string | undefined, r: TevRequest): Promise<TevPaymentAnswer> {
+export async function payTevAsHolder(ctx: PaymentContext, auth: HolderAuth, pin: string | undefined, request: TevRequest): Promise<TevPaymentAnswer> {
   await checkPin(auth, ctx.config, pin);
-  return payTev(ctx, r);
+  return payTev(ctx, request);
 }
 // A holder's TEV carries no externalRef: settle_tev cannot refuse it EXTERNAL_REF_TAKEN.
 payTevAsHolder.raises = refusals(checkPin, ...payTev.raises.filter((refusal) => refusal !== 'EXTERNAL_REF_TAKEN'));
