@@ -20,7 +20,7 @@ export interface AdminCommand {
 
 /** A command's own refusal of what it was given: printed as its code and message, like a use case's refusal. */
 export class CommandError extends Error {
-  readonly code: 'USAGE_ERROR' | 'INVALID_APPROVER';
+  readonly code: 'USAGE_ERROR';
 
   constructor(code: CommandError['code'], message: string) {
     super(message);

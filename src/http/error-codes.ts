@@ -65,6 +65,8 @@ export const ERROR_CODES = {
   INTERNAL_ERROR: 'Something went wrong on our side; the request id in X-Request-Id helps support find it',
   UNAVAILABLE: 'The platform could not answer in time; retry later with the same Idempotency-Key',
   TEMPORARILY_UNAVAILABLE: 'The decision could not be applied right now; try again shortly',
+  // Raised by the operator's account:dual-approval, which no route calls: here because every refusal's code is described.
+  INVALID_APPROVER: "An account's approver must be another ACTIVE holder of its tenant than the account's own",
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
@@ -112,6 +114,9 @@ export const REFUSAL_STATUS: { readonly [R in Refusal]: number } = {
   NOT_APPROVER: 403,
   APPROVAL_ALREADY_DECIDED: 409,
   TEMPORARILY_UNAVAILABLE: 503,
+  // Only the operator CLI raises these; the table gives every refusal a status all the same.
+  APPROVER_IS_ACCOUNT_HOLDER: 422,
+  APPROVER_NOT_ACTIVE: 422,
   WEBHOOK_URL_NOT_ALLOWED: 400,
   WEBHOOK_DISABLED: 409,
   ACCOUNT_NOT_FOUND: 404,
