@@ -5,7 +5,7 @@
  * "type must be a Type". package.json depends on protobufjs 8 directly so that npm keeps that one copy at the root
  * (and @grpc/proto-loader's protobufjs 7 nests under it).
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { expect, test } from '@jest/globals';
@@ -28,7 +28,9 @@ test('every recorded history goes through historyToJSON and back through history
 test('the Temporal packages load one and the same protobufjs 8, the only 8.x in the lockfile', () => {
   const protobufjsOf = (pkg: string) => createRequire(`${root}node_modules/${pkg}/package.json`).resolve('protobufjs/package.json');
   const loaded = new Set(['@temporalio/common', '@temporalio/proto', '@temporalio/worker', '@temporalio/client'].map(protobufjsOf));
-  expect([...loaded]).toEqual([`${root}node_modules/protobufjs/package.json`]);
+  // Node resolves a module to its real path: the root's copy is compared as such, since node_modules may be a symlink
+  // (a git worktree's points to the main checkout's).
+  expect([...loaded]).toEqual([realpathSync(`${root}node_modules/protobufjs/package.json`)]);
   expect((JSON.parse(readFileSync([...loaded][0]!, 'utf8')) as { version: string }).version).toMatch(/^8\./);
 
   const lock = JSON.parse(readFileSync(`${root}package-lock.json`, 'utf8')) as { packages: Record<string, { version?: string }> };
