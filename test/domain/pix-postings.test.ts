@@ -309,7 +309,7 @@ describe('the posting engine: lock_accounts and post_movements (src/ledger/sql/p
     db.em().transactional(async (tx) => {
       await tx.execute(`select * from lock_accounts(?, ?::uuid[], '{SETTLEMENT}')`, [w.tenantId, `{${w.holder.accountId}}`]);
       return tx.execute<{ movement_id: string; account_id: string; balance_after_cents: string }[]>(
-        'select movement_id, account_id, balance_after_cents::text as balance_after_cents from post_movements(?, clock_timestamp(), ?::jsonb)',
+        'select movement_id, account_id, balance_after_cents::text as balance_after_cents from post_movements(?, clock_timestamp(), posting_movements_of_json(?::jsonb))',
         [w.tenantId, JSON.stringify(movements)],
       );
     });

@@ -44,7 +44,7 @@ begin
       v_common := jsonb_build_object(
         'operation_id', v_payout.id, 'channel', 'PIX', 'fee', 0, 'external_ref', null, 'end_to_end_id', null,
         'reverses_movement_id', null, 'metadata', '{}'::jsonb);
-      perform post_movements(v_payout.tenant_id, v_now, jsonb_build_array(
+      perform post_movements(v_payout.tenant_id, v_now, posting_movements_of_json(jsonb_build_array(
         v_common || jsonb_build_object(
           'id', p_ids[1], 'account_id', v_payer.id, 'source', v_payout.channel, 'direction', 'DEBIT', 'status', 'PENDING',
           'payout_status', 'PROCESSING', 'status_external', 'PROCESSING', 'amount', v_payout.amount_cents, 'fee', v_fee,
@@ -70,7 +70,7 @@ begin
         v_common || jsonb_build_object(
           'id', p_ids[3], 'account_id', v_revenue, 'source', 'FEE_REVENUE', 'direction', 'CREDIT', 'status', 'DONE',
           'payout_status', null, 'status_external', 'SUCCESS', 'amount', v_fee, 'description', 'Tarifa Pix ' || v_payout.id,
-          'lines', jsonb_build_array(jsonb_build_object('id', p_ids[7], 'kind', 'FEE', 'amount', v_fee)))));
+          'lines', jsonb_build_array(jsonb_build_object('id', p_ids[7], 'kind', 'FEE', 'amount', v_fee))))));
     end if;
 
     update pix_payout p

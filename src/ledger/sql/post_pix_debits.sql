@@ -35,7 +35,7 @@ begin
     select s.id, r.id into v_settlement, v_revenue
       from account s left join account r on r.tenant_id = v_tenant and r.kind = 'FEE_REVENUE'
      where s.tenant_id = v_tenant and s.kind = 'SETTLEMENT';
-    perform post_movements(v_tenant, v_at, (
+    perform post_movements(v_tenant, v_at, posting_movements_of_json((
       select jsonb_agg(m.movement order by m.side, m.ord)
         from (select 0 as side, d.ord, d.debit->'movement' as movement
                 from jsonb_array_elements(p_debits) with ordinality d(debit, ord)
@@ -56,6 +56,6 @@ begin
                cross join (values (1, 1, 5, 'SETTLEMENT', 'amount', 'PRIMARY', 'PENDING', 'PROCESSING', 'Pix out '),
                                   (2, 2, 6, 'FEE_REVENUE', 'fee', 'FEE', 'DONE', 'SUCCESS', 'Tarifa Pix '))
                     c(side, movement_index, entry_index, account_kind, amount_field, line_kind, status, status_external, description)
-               where (d.debit->>'tenant_id')::uuid = v_tenant) m));
+               where (d.debit->>'tenant_id')::uuid = v_tenant) m)));
   end loop;
 end $$;

@@ -3,18 +3,24 @@
 -- with `post_movements`, the one writer of movements, ledger entries and balances.
 
 -- A statement's `date`: ISO 8601 in UTC with milliseconds, as JavaScript's toISOString() writes it.
+-- Stable, not immutable, as to_char is: PostgreSQL then inlines it (and the two below) into the statement or
+-- PL/pgSQL expression that calls it, instead of running a query of its own at each call.
 create or replace function iso_utc(p_at timestamptz) returns text
-language sql immutable parallel safe as $$
+language sql stable parallel safe as $$
   select to_char(p_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+$$;
+
+-- An offset from UTC as ISO 8601 writes it: `-03:00`, `+00:00`, `+05:30`.
+create or replace function utc_offset_text(p_offset interval) returns text
+language sql stable parallel safe as $$
+  select case when p_offset < interval '0' then '-' else '+' end || to_char(greatest(p_offset, -p_offset), 'HH24:MI')
 $$;
 
 -- A statement's `paymentDate`: `YYYY-MM-DD HH:mm:ss-03:00`, the wall clock and offset of America/Sao_Paulo.
 create or replace function sao_paulo_payment_date(p_at timestamptz) returns text
 language sql stable parallel safe as $$
-  select to_char(l.local, 'YYYY-MM-DD HH24:MI:SS') || case when l.minutes < 0 then '-' else '+' end
-         || lpad((abs(l.minutes) / 60)::text, 2, '0') || ':' || lpad((abs(l.minutes) % 60)::text, 2, '0')
-    from (select p_at at time zone 'America/Sao_Paulo' as local,
-                 round(extract(epoch from ((p_at at time zone 'America/Sao_Paulo') - (p_at at time zone 'UTC'))) / 60)::integer as minutes) l
+  select to_char(p_at at time zone 'America/Sao_Paulo', 'YYYY-MM-DD HH24:MI:SS')
+         || utc_offset_text((p_at at time zone 'America/Sao_Paulo') - (p_at at time zone 'UTC'))
 $$;
 
 -- Replaced by fee_schedule_of (rules.sql).
@@ -50,78 +56,150 @@ language sql volatile set plan_cache_mode = force_generic_plan as $$
      for no key update of a
 $$;
 
+-- A line and a movement of a posting, as post_movements takes them: named arguments, and the defaults most movements
+-- share. Plain row constructors, inlined into the statement that calls them.
+create or replace function posting_line_of(p_id text, p_kind text, p_amount bigint) returns posting_line
+language sql immutable parallel safe as $$
+  select row(p_id, p_kind, p_amount)::posting_line
+$$;
+
+create or replace function posting_movement_of(
+  id text, account_id uuid, operation_id text, source text, channel text, direction text, amount bigint, description text,
+  lines posting_line[], fee bigint default 0, metadata jsonb default '{}', status text default 'DONE',
+  payout_status text default null, status_external text default 'SUCCESS', external_ref text default null,
+  end_to_end_id text default null, reverses_movement_id text default null, at timestamptz default null
+) returns posting_movement
+language sql immutable parallel safe as $$
+  select row(id, account_id, operation_id, source, channel, direction, status, payout_status, status_external, amount, fee,
+             description, external_ref, end_to_end_id, reverses_movement_id, metadata, at, lines)::posting_movement
+$$;
+
+-- Movements written as JSON, its keys the fields of posting_movement and posting_line: for a posting that builds its
+-- movements in a query.
+create or replace function posting_movements_of_json(p_movements jsonb) returns posting_movement[]
+language sql stable parallel safe as $$
+  select array(select jsonb_populate_recordset(null::posting_movement, p_movements))
+$$;
+
+-- Replaced by post_movements of posting_movement[]: its JSON was built and read again at every posting.
+drop function if exists post_movements(uuid, timestamptz, jsonb);
+drop function if exists posting_checked(uuid, bigint, text, uuid);
+
 -- Writes the movements of one posting of one tenant, on accounts the caller locked (`lock_accounts`), at `p_at`: each
 -- movement's row, its lines as ledger entries with the balance after each, and the new balances. Answers each movement
 -- written, in order, with its balance after.
 --
--- `p_movements`: a JSON array of movements, each {id, account_id, operation_id, source, channel, direction, status,
--- payout_status, status_external, amount, fee, description, external_ref, end_to_end_id, reverses_movement_id,
--- metadata, at?, lines: [{id, kind, amount}]}, amounts signed on the lines, applied in order; `at`, when given, is the
--- movement's time instead of `p_at` (a batch's movements on one account, apart in batch order). A line of 0 cents writes no
--- entry, and a movement left with no line is not written (a fee of 0 takes nothing from anyone).
+-- Lines carry signed amounts and are applied in order; a movement's `at`, when given, is its time instead of `p_at` (a
+-- batch's movements on one account, apart in batch order). A line of 0 cents writes no entry, and a movement left with
+-- no line is not written (a fee of 0 takes nothing from anyone).
 --
--- Checked before anything is written, else it raises: the lines sum to zero (double entry), every account is the
--- tenant's, and no balance goes below zero after any line but the settlement account's (money at the Pix provider).
--- Raises the refusal of a posting whose lines break a rule; answers true otherwise. Called by post_movements before
--- anything is written.
-create or replace function posting_checked(p_tenant_id uuid, p_sum bigint, p_foreign text, p_overdrawn uuid) returns boolean
-language plpgsql immutable as $$
-begin
-  if p_sum <> 0 then raise exception 'unbalanced posting: lines sum to %', p_sum; end if;
-  if p_foreign is not null then raise exception 'account % is not an account of tenant %', p_foreign, p_tenant_id; end if;
-  if p_overdrawn is not null then raise exception 'posting would overdraw account %', p_overdrawn; end if;
-  return true;
-end $$;
-
-create or replace function post_movements(p_tenant_id uuid, p_at timestamptz, p_movements jsonb)
+-- Refused with an exception, so that nothing of the posting stays: lines that do not sum to zero (double entry), a
+-- line on an account that is not the tenant's, and a balance below zero after any line but the settlement account's
+-- (money at the Pix provider). Four statements whatever the posting's size, their plans kept for the connection.
+create or replace function post_movements(p_tenant_id uuid, p_at timestamptz, p_movements posting_movement[])
 returns table (movement_id text, account_id uuid, balance_after_cents bigint)
-language sql volatile as $$
-  -- One statement, the JSON read once. `checked` is evaluated once, before the first row of any write: it raises
-  -- when the lines break a rule, and nothing is written.
-  with movement_in as (
-    select m.ord, m.item, (m.item->>'account_id')::uuid as account_id, coalesce((m.item->>'at')::timestamptz, p_at) as at
-      from jsonb_array_elements(p_movements) with ordinality m(item, ord)
-  ), account_in as (
-    -- The accounts through the primary key, however many rows the plan expects of the JSON.
-    select a.id, a.kind, a.balance_cents from account a
-     where a.id = any(array(select m.account_id from movement_in m)) and a.tenant_id = p_tenant_id
-  ), line as (
-    -- Each line with the balance after it: the account's locked balance plus its lines so far, in posting order.
-    select m.ord, m.item, m.at, m.account_id, l.entry->>'id' as entry_id, l.entry->>'kind' as kind, (l.entry->>'amount')::bigint as amount,
-           a.id as known, a.kind as account_kind, row_number() over (partition by m.ord order by l.n)::smallint as line,
-           a.balance_cents + sum((l.entry->>'amount')::bigint) over (partition by m.account_id order by m.ord, l.n) as balance_after
-      from movement_in m
-      cross join jsonb_array_elements(m.item->'lines') with ordinality l(entry, n)
-      left join account_in a on a.id = m.account_id
-     where (l.entry->>'amount')::bigint <> 0
-  ), checked as (
-    select posting_checked(p_tenant_id, coalesce(sum(amount), 0)::bigint, (array_agg(coalesce(account_id::text, 'none')) filter (where known is null))[1],
-                           (array_agg(account_id) filter (where balance_after < 0 and account_kind <> 'SETTLEMENT'))[1]) as ok
-      from line
-  ), moved as (
-    -- Each movement with a line, and its balance after its last line.
-    select distinct on (ord) ord, item, at, account_id, balance_after from line where (select ok from checked) order by ord, line desc
-  ), movements as (
-    insert into movement (id, statement_id, tenant_id, account_id, operation_id, source, channel, direction, status, payout_status,
-                          status_external, amount_cents, fee_cents, balance_after_cents, description, external_ref, end_to_end_id,
-                          reverses_movement_id, metadata, created_at)
-    select item->>'id', gen_random_uuid(), p_tenant_id, account_id, item->>'operation_id', item->>'source', item->>'channel',
-           item->>'direction', item->>'status', item->>'payout_status', item->>'status_external', (item->>'amount')::bigint,
-           (item->>'fee')::bigint, balance_after, item->>'description', item->>'external_ref', item->>'end_to_end_id',
-           item->>'reverses_movement_id', item->'metadata', at
-      from moved
-    returning 1
-  ), entries as (
-    insert into ledger_entry (id, movement_id, account_id, line, kind, amount_cents, balance_after_cents, created_at)
-    select entry_id, item->>'id', account_id, line, kind, amount, balance_after, at
-      from line where (select ok from checked)
-    returning 1
-  ), balances as (
-    update account a set balance_cents = last.balance_after
-      from (select distinct on (account_id) account_id, balance_after from line where (select ok from checked)
-             order by account_id, ord desc, line desc) last
-     where a.id = last.account_id and a.id = any(array(select m.account_id from movement_in m))
-    returning 1
+language plpgsql set plan_cache_mode = force_generic_plan as $$
+declare
+  v_movement posting_movement;
+  v_line posting_line;
+  v_sum bigint := 0;
+  -- The accounts the lines move, in the order they first appear, what the lines add to each, and, once updated, each
+  -- one's kind and its balance as the lines move it.
+  v_accounts uuid[] := '{}';
+  v_deltas bigint[] := '{}';
+  v_updated uuid[];
+  v_updated_kinds text[];
+  v_updated_before bigint[];
+  v_kinds text[] := '{}';
+  v_balances bigint[] := '{}';
+  v_missing uuid;
+  v_k integer;
+  v_ord integer := 0;
+  v_line_no smallint;
+  -- Each movement's balance after its last line, by its position in p_movements; null when it has no line.
+  v_moved bigint[] := '{}';
+  -- The entries, column by column.
+  e_id text[] := '{}';
+  e_movement text[] := '{}';
+  e_account uuid[] := '{}';
+  e_line smallint[] := '{}';
+  e_kind text[] := '{}';
+  e_amount bigint[] := '{}';
+  e_balance bigint[] := '{}';
+  e_at timestamptz[] := '{}';
+begin
+  foreach v_movement in array p_movements loop
+    foreach v_line in array v_movement.lines loop
+      continue when v_line.amount = 0;
+      v_k := array_position(v_accounts, v_movement.account_id);
+      if v_k is null then
+        v_accounts := v_accounts || v_movement.account_id;
+        v_deltas := v_deltas || 0::bigint;
+        v_k := cardinality(v_accounts);
+      end if;
+      v_deltas[v_k] := v_deltas[v_k] + v_line.amount;
+      v_sum := v_sum + v_line.amount;
+    end loop;
+  end loop;
+  if v_sum <> 0 then raise exception 'unbalanced posting: lines sum to %', v_sum; end if;
+
+  -- The new balances in one statement, which also reads each account's kind and balance before. An account of another
+  -- tenant, or one its lines would leave below zero, is not updated, and is named below.
+  with updated as (
+    update account a set balance_cents = a.balance_cents + d.delta
+      from unnest(v_accounts, v_deltas) d(id, delta)
+     where a.id = d.id and a.tenant_id = p_tenant_id and (a.balance_cents + d.delta >= 0 or a.kind = 'SETTLEMENT')
+    returning a.id, a.kind, a.balance_cents - d.delta as before
   )
-  select moved.item->>'id', moved.account_id, moved.balance_after from moved order by moved.ord
-$$;
+  select array_agg(u.id), array_agg(u.kind), array_agg(u.before) into v_updated, v_updated_kinds, v_updated_before from updated u;
+  if coalesce(cardinality(v_updated), 0) < cardinality(v_accounts) then
+    v_missing := (select x.id from unnest(v_accounts) x(id) where not (x.id = any(coalesce(v_updated, '{}'))) limit 1);
+    if exists (select 1 from account a where a.id = v_missing and a.tenant_id = p_tenant_id) then
+      raise exception 'posting would overdraw account %', v_missing;
+    end if;
+    raise exception 'account % is not an account of tenant %', coalesce(v_missing::text, 'none'), p_tenant_id;
+  end if;
+  for v_k in 1 .. cardinality(v_updated) loop
+    v_kinds[array_position(v_accounts, v_updated[v_k])] := v_updated_kinds[v_k];
+    v_balances[array_position(v_accounts, v_updated[v_k])] := v_updated_before[v_k];
+  end loop;
+
+  -- Each line with the balance after it, in posting order.
+  foreach v_movement in array p_movements loop
+    v_ord := v_ord + 1;
+    v_line_no := 0;
+    foreach v_line in array v_movement.lines loop
+      continue when v_line.amount = 0;
+      v_k := array_position(v_accounts, v_movement.account_id);
+      v_balances[v_k] := v_balances[v_k] + v_line.amount;
+      if v_balances[v_k] < 0 and v_kinds[v_k] <> 'SETTLEMENT' then
+        raise exception 'posting would overdraw account %', v_movement.account_id;
+      end if;
+      v_line_no := v_line_no + 1;
+      v_moved[v_ord] := v_balances[v_k];
+      e_id := e_id || v_line.id;
+      e_movement := e_movement || v_movement.id;
+      e_account := e_account || v_movement.account_id;
+      e_line := e_line || v_line_no;
+      e_kind := e_kind || v_line.kind;
+      e_amount := e_amount || v_line.amount;
+      e_balance := e_balance || v_balances[v_k];
+      e_at := e_at || coalesce(v_movement.at, p_at);
+    end loop;
+  end loop;
+
+  insert into movement (id, statement_id, tenant_id, account_id, operation_id, source, channel, direction, status, payout_status,
+                        status_external, amount_cents, fee_cents, balance_after_cents, description, external_ref, end_to_end_id,
+                        reverses_movement_id, metadata, created_at)
+  select m.id, gen_random_uuid(), p_tenant_id, m.account_id, m.operation_id, m.source, m.channel, m.direction, m.status,
+         m.payout_status, m.status_external, m.amount, m.fee, v_moved[m.ordinality], m.description, m.external_ref,
+         m.end_to_end_id, m.reverses_movement_id, m.metadata, coalesce(m.at, p_at)
+    from unnest(p_movements) with ordinality m
+   where v_moved[m.ordinality] is not null;
+  insert into ledger_entry (id, movement_id, account_id, line, kind, amount_cents, balance_after_cents, created_at)
+  select * from unnest(e_id, e_movement, e_account, e_line, e_kind, e_amount, e_balance, e_at);
+  return query
+    select m.id, m.account_id, v_moved[m.ordinality] from unnest(p_movements) with ordinality m
+     where v_moved[m.ordinality] is not null
+     order by m.ordinality;
+end $$;

@@ -31,7 +31,7 @@ begin
   v_common := jsonb_build_object(
     'operation_id', p_refund_id, 'channel', 'PIX', 'status', 'DONE', 'payout_status', null, 'status_external', 'SUCCESS',
     'amount', p_amount, 'fee', 0, 'external_ref', null, 'end_to_end_id', p_end_to_end_id, 'metadata', '{}'::jsonb);
-  perform post_movements(p_tenant_id, v_now, jsonb_build_array(
+  perform post_movements(p_tenant_id, v_now, posting_movements_of_json(jsonb_build_array(
     v_common || jsonb_build_object(
       'id', p_ids[1], 'account_id', v_holder.id, 'source', 'REVERSAL', 'direction', 'DEBIT', 'reverses_movement_id', v_charge.movement_id,
       'description', 'Devolução de Pix para ' || (v_charge.payer->>'name'),
@@ -47,7 +47,7 @@ begin
     v_common || jsonb_build_object(
       'id', p_ids[2], 'account_id', v_settlement, 'source', 'SETTLEMENT', 'direction', 'CREDIT', 'reverses_movement_id', null,
       'description', 'Pix devolução ' || p_end_to_end_id,
-      'lines', jsonb_build_array(jsonb_build_object('id', p_ids[4], 'kind', 'PRIMARY', 'amount', p_amount)))));
+      'lines', jsonb_build_array(jsonb_build_object('id', p_ids[4], 'kind', 'PRIMARY', 'amount', p_amount))))));
 
   insert into pix_charge_refund (id, charge_id, amount_cents, refund_end_to_end_id, movement_id, idempotency_key, created_at)
   values (p_refund_id, v_charge.id, p_amount, p_end_to_end_id, p_ids[1], p_idempotency_key, v_now);

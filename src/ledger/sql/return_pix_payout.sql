@@ -38,7 +38,7 @@ begin
     'operation_id', p_payout.id || ':' || coalesce(p_end_to_end_id, 'reversal'), 'channel', 'PIX', 'status', 'DONE',
     'payout_status', null, 'status_external', 'SUCCESS', 'fee', 0, 'description', p_description, 'external_ref', null,
     'end_to_end_id', p_end_to_end_id, 'reverses_movement_id', p_payout.movement_id, 'metadata', '{}'::jsonb);
-  perform post_movements(p_payout.tenant_id, v_now, jsonb_build_array(
+  perform post_movements(p_payout.tenant_id, v_now, posting_movements_of_json(jsonb_build_array(
     v_common || jsonb_build_object(
       'id', p_ids[1], 'account_id', v_holder.id, 'source', 'REVERSAL', 'direction', 'CREDIT', 'amount', p_amount + p_fee,
       'metadata', jsonb_build_object('date', iso_utc(v_now), 'endToEndId', p_end_to_end_id, 'reversesMovementId', p_payout.movement_id),
@@ -49,7 +49,7 @@ begin
       'lines', jsonb_build_array(jsonb_build_object('id', p_ids[6], 'kind', 'REVERSAL', 'amount', -p_amount))),
     v_common || jsonb_build_object(
       'id', p_ids[3], 'account_id', v_revenue, 'source', 'FEE_REVENUE', 'direction', 'DEBIT', 'amount', p_fee,
-      'lines', jsonb_build_array(jsonb_build_object('id', p_ids[7], 'kind', 'REVERSAL', 'amount', -p_fee)))));
+      'lines', jsonb_build_array(jsonb_build_object('id', p_ids[7], 'kind', 'REVERSAL', 'amount', -p_fee))))));
   return query select p_ids[1], v_holder.pix_account_id, v_now;
 end $$;
 

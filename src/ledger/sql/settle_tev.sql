@@ -168,31 +168,28 @@ begin
                                'paymentDate', sao_paulo_payment_date(v_now));
   -- The source pays amount and its fee, the destination receives the amount less its fee, the tenant's fee revenue
   -- account both fees (the platform's side of the double entry, one credit).
-  perform post_movements(p_tenant_id, v_now, jsonb_build_array(
-    jsonb_build_object(
-      'id', p_ids[1], 'account_id', v_src.id, 'operation_id', v_tev.id, 'source', 'TEF_OUT', 'channel', 'TEF', 'direction', 'DEBIT',
-      'status', 'DONE', 'payout_status', 'POSTED', 'status_external', 'SUCCESS', 'amount', p_amount, 'fee', v_fee_out,
-      'description', v_description, 'external_ref', v_tev.external_ref, 'end_to_end_id', v_tev.end_to_end_id,
-      'metadata', v_when || jsonb_build_object(
+  perform post_movements(p_tenant_id, v_now, array[
+    posting_movement_of(
+      id => p_ids[1], account_id => v_src.id, operation_id => v_tev.id, source => 'TEF_OUT', channel => 'TEF', direction => 'DEBIT',
+      payout_status => 'POSTED', amount => p_amount, fee => v_fee_out, description => v_description,
+      external_ref => v_tev.external_ref, end_to_end_id => v_tev.end_to_end_id,
+      metadata => v_when || jsonb_build_object(
         'payer', jsonb_build_object('branch', v_src.agency, 'account', v_src.number),
         'beneficiary', tev_beneficiary(v_dst.holder_name, v_dst.agency, v_dst.number, v_dst.holder_document)),
-      'lines', jsonb_build_array(jsonb_build_object('id', p_ids[4], 'kind', 'PRIMARY', 'amount', -p_amount),
-                                 jsonb_build_object('id', p_ids[6], 'kind', 'FEE', 'amount', -v_fee_out))),
-    jsonb_build_object(
-      'id', p_ids[2], 'account_id', v_dst.id, 'operation_id', v_tev.id, 'source', 'TEF_IN', 'channel', 'TEF', 'direction', 'CREDIT',
-      'status', 'DONE', 'status_external', 'SUCCESS', 'amount', p_amount, 'fee', v_fee_in,
-      'description', v_description, 'external_ref', v_tev.external_ref, 'end_to_end_id', v_tev.end_to_end_id,
-      'metadata', v_when || jsonb_build_object(
+      lines => array[posting_line_of(p_ids[4], 'PRIMARY', -p_amount), posting_line_of(p_ids[6], 'FEE', -v_fee_out)]),
+    posting_movement_of(
+      id => p_ids[2], account_id => v_dst.id, operation_id => v_tev.id, source => 'TEF_IN', channel => 'TEF', direction => 'CREDIT',
+      amount => p_amount, fee => v_fee_in, description => v_description,
+      external_ref => v_tev.external_ref, end_to_end_id => v_tev.end_to_end_id,
+      metadata => v_when || jsonb_build_object(
         'payer', jsonb_build_object('ispb', '00000000', 'name', v_src.holder_name, 'branch', v_src.agency, 'account', v_src.number,
                                     'document', v_src.holder_document),
         'beneficiary', jsonb_build_object('branch', v_dst.agency, 'account', v_dst.number)),
-      'lines', jsonb_build_array(jsonb_build_object('id', p_ids[5], 'kind', 'PRIMARY', 'amount', p_amount),
-                                 jsonb_build_object('id', p_ids[7], 'kind', 'FEE', 'amount', -v_fee_in))),
-    jsonb_build_object(
-      'id', p_ids[3], 'account_id', v_rev_id, 'operation_id', v_tev.id, 'source', 'FEE_REVENUE', 'channel', 'TEF', 'direction', 'CREDIT',
-      'status', 'DONE', 'status_external', 'SUCCESS', 'amount', v_fees, 'fee', 0, 'description', 'Tarifas TEV ' || v_tev.id,
-      'external_ref', v_tev.external_ref, 'end_to_end_id', v_tev.end_to_end_id, 'metadata', '{}'::jsonb,
-      'lines', jsonb_build_array(jsonb_build_object('id', p_ids[8], 'kind', 'FEE', 'amount', v_fees)))));
+      lines => array[posting_line_of(p_ids[5], 'PRIMARY', p_amount), posting_line_of(p_ids[7], 'FEE', -v_fee_in)]),
+    posting_movement_of(
+      id => p_ids[3], account_id => v_rev_id, operation_id => v_tev.id, source => 'FEE_REVENUE', channel => 'TEF', direction => 'CREDIT',
+      amount => v_fees, description => 'Tarifas TEV ' || v_tev.id, external_ref => v_tev.external_ref,
+      end_to_end_id => v_tev.end_to_end_id, lines => array[posting_line_of(p_ids[8], 'FEE', v_fees)])]);
 
   insert into event_outbox (id, tenant_id, account_id, pix_account_id, type, data)
   values (gen_random_uuid(), p_tenant_id, v_src.id, v_src.pix_account_id, 'tev.out.succeeded',
