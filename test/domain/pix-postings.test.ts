@@ -308,10 +308,11 @@ describe('the posting engine: lock_accounts and post_movements (src/ledger/sql/p
   const post = (w: World, movements: ReturnType<typeof movement>[]) =>
     db.em().transactional(async (tx) => {
       await tx.execute(`select * from lock_accounts(?, ?::uuid[], '{SETTLEMENT}')`, [w.tenantId, `{${w.holder.accountId}}`]);
-      return tx.execute<{ movement_id: string; account_id: string; balance_after_cents: string }[]>(
-        'select movement_id, account_id, balance_after_cents::text as balance_after_cents from post_movements(?, clock_timestamp(), posting_movements_of_json(?::jsonb))',
+      const [{ balances }] = await tx.execute<{ balances: (string | null)[] }[]>(
+        'select post_movements(?, clock_timestamp(), posting_movements_of_json(?::jsonb))::text[] as balances',
         [w.tenantId, JSON.stringify(movements)],
       );
+      return balances;
     });
 
   test("lock_accounts locks the holders by id, then the tenant's own accounts by id, and nothing of another tenant", async () => {
@@ -359,19 +360,19 @@ describe('the posting engine: lock_accounts and post_movements (src/ledger/sql/p
     expect(await tenantState(w.tenantId)).toEqual(before);
 
     const posted = await post(w, [movement(w.settlementId, -500n), movement(w.holder.accountId, 500n)]);
-    expect(posted).toEqual([
-      { movement_id: expect.any(String), account_id: w.settlementId, balance_after_cents: (AFTER_FUNDING.settlement - 500n).toString() },
-      { movement_id: expect.any(String), account_id: w.holder.accountId, balance_after_cents: (AFTER_FUNDING.holder + 500n).toString() },
-    ]);
+    // Each movement's balance after it, in the order given.
+    expect(posted).toEqual([(AFTER_FUNDING.settlement - 500n).toString(), (AFTER_FUNDING.holder + 500n).toString()]);
     expect(await balances(w)).toEqual({ ...AFTER_FUNDING, holder: AFTER_FUNDING.holder + 500n, settlement: AFTER_FUNDING.settlement - 500n });
   });
 
   test('a line of 0 cents writes no entry, and a movement left with no line is not written', async () => {
     const w = await world();
     const noFee = movement(w.revenueId, 0n);
-    const posted = await post(w, [movement(w.settlementId, -500n), movement(w.holder.accountId, 500n, [500n, 0n]), noFee]);
-    expect(posted.map((p) => p.account_id)).toEqual([w.settlementId, w.holder.accountId]);
-    expect(await sql('select line, amount_cents::text as amount from ledger_entry where movement_id = $1', [posted[1]!.movement_id])).toEqual([{ line: 1, amount: '500' }]);
+    const credit = movement(w.holder.accountId, 500n, [500n, 0n]);
+    const posted = await post(w, [movement(w.settlementId, -500n), credit, noFee]);
+    // The movement left with no line has no balance after it: it was not written.
+    expect(posted).toEqual([(AFTER_FUNDING.settlement - 500n).toString(), (AFTER_FUNDING.holder + 500n).toString(), null]);
+    expect(await sql('select line, amount_cents::text as amount from ledger_entry where movement_id = $1', [credit.id])).toEqual([{ line: 1, amount: '500' }]);
     expect(await sql('select 1 from movement where id = $1', [noFee.id])).toEqual([]);
   });
 });

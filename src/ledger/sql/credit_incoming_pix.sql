@@ -50,8 +50,8 @@ begin
   v_common := jsonb_build_object(
     'operation_id', p_end_to_end_id, 'channel', 'PIX', 'status', 'DONE', 'payout_status', null, 'status_external', 'SUCCESS',
     'fee', 0, 'external_ref', null, 'end_to_end_id', p_end_to_end_id, 'reverses_movement_id', null, 'metadata', '{}'::jsonb);
-  select m.balance_after_cents into balance_after_cents
-    from post_movements(p_tenant_id, v_now, posting_movements_of_json(jsonb_build_array(
+  -- The holder's balance after the credit: its movement is the first.
+  balance_after_cents := (post_movements(p_tenant_id, v_now, posting_movements_of_json(jsonb_build_array(
       v_common || jsonb_build_object(
         'id', p_ids[1], 'account_id', v_holder.id, 'source', 'PIX_IN', 'direction', 'CREDIT', 'amount', p_amount, 'fee', v_fee,
         'description', p_description,
@@ -69,8 +69,7 @@ begin
       v_common || jsonb_build_object(
         'id', p_ids[3], 'account_id', v_revenue, 'source', 'FEE_REVENUE', 'direction', 'CREDIT', 'amount', v_fee,
         'description', 'Tarifa Pix ' || p_end_to_end_id,
-        'lines', jsonb_build_array(jsonb_build_object('id', p_ids[7], 'kind', 'FEE', 'amount', v_fee)))))) m
-   where m.movement_id = p_ids[1];
+        'lines', jsonb_build_array(jsonb_build_object('id', p_ids[7], 'kind', 'FEE', 'amount', v_fee)))))))[1];
 
   code := 'CREDITED';
   movement_id := p_ids[1];

@@ -83,11 +83,13 @@ $$;
 
 -- Replaced by post_movements of posting_movement[]: its JSON was built and read again at every posting.
 drop function if exists post_movements(uuid, timestamptz, jsonb);
+-- Its first typed version answered a table: a return type changes only by dropping the function.
+drop function if exists post_movements(uuid, timestamptz, posting_movement[]);
 drop function if exists posting_checked(uuid, bigint, text, uuid);
 
 -- Writes the movements of one posting of one tenant, on accounts the caller locked (`lock_accounts`), at `p_at`: each
--- movement's row, its lines as ledger entries with the balance after each, and the new balances. Answers each movement
--- written, in order, with its balance after.
+-- movement's row, its lines as ledger entries with the balance after each, and the new balances. Answers each
+-- movement's balance after its last line, in the order given; null for a movement not written.
 --
 -- Lines carry signed amounts and are applied in order; a movement's `at`, when given, is its time instead of `p_at` (a
 -- batch's movements on one account, apart in batch order). A line of 0 cents writes no entry, and a movement left with
@@ -95,9 +97,9 @@ drop function if exists posting_checked(uuid, bigint, text, uuid);
 --
 -- Refused with an exception, so that nothing of the posting stays: lines that do not sum to zero (double entry), a
 -- line on an account that is not the tenant's, and a balance below zero after any line but the settlement account's
--- (money at the Pix provider). Four statements whatever the posting's size, their plans kept for the connection.
+-- (money at the Pix provider). Three statements whatever the posting's size, their plans kept for the connection.
 create or replace function post_movements(p_tenant_id uuid, p_at timestamptz, p_movements posting_movement[])
-returns table (movement_id text, account_id uuid, balance_after_cents bigint)
+returns bigint[]
 language plpgsql set plan_cache_mode = force_generic_plan as $$
 declare
   v_movement posting_movement;
@@ -117,7 +119,7 @@ declare
   v_ord integer := 0;
   v_line_no smallint;
   -- Each movement's balance after its last line, by its position in p_movements; null when it has no line.
-  v_moved bigint[] := '{}';
+  v_moved bigint[] := array_fill(null::bigint, array[cardinality(p_movements)]);
   -- The entries, column by column.
   e_id text[] := '{}';
   e_movement text[] := '{}';
@@ -198,8 +200,5 @@ begin
    where v_moved[m.ordinality] is not null;
   insert into ledger_entry (id, movement_id, account_id, line, kind, amount_cents, balance_after_cents, created_at)
   select * from unnest(e_id, e_movement, e_account, e_line, e_kind, e_amount, e_balance, e_at);
-  return query
-    select m.id, m.account_id, v_moved[m.ordinality] from unnest(p_movements) with ordinality m
-     where v_moved[m.ordinality] is not null
-     order by m.ordinality;
+  return v_moved;
 end $$;
