@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../config.ts';
 import { refusals } from '../shared/errors.ts';
+import { requestHash } from '../shared/idempotency.ts';
 import { newCuid } from '../shared/ids.ts';
 import type { WorkflowStart } from '../temporal/workflow-start.ts';
 import type { TevOutcome, TevResolutionInput, TevSubmission } from '../../workflows/contracts/tev.ts';
@@ -68,6 +69,7 @@ export async function settleTev(
     submission.externalRef,
     submission.endToEndId,
     submission.idempotencyKey,
+    tevRequestHash(submission),
     submission.origin,
     config.TEV_MAX_AMOUNT_CENTS.toString(),
     `{${newPostingIds().join(',')}}`,
@@ -98,6 +100,7 @@ export async function settleTevBatch(em: EntityManager, config: Pick<Config, 'TE
         external_ref: submission.externalRef,
         end_to_end_id: submission.endToEndId,
         idempotency_key: submission.idempotencyKey,
+        request_hash: tevRequestHash(submission),
         origin: submission.origin,
         ids: newPostingIds(),
       };
@@ -105,6 +108,15 @@ export async function settleTevBatch(em: EntityManager, config: Pick<Config, 'TE
     config.TEV_MAX_AMOUNT_CENTS.toString(),
   );
   return rows.map(settlementOf);
+}
+
+/**
+ * What a TEV request asks for, as the client sent it: the same Idempotency-Key with another request is refused
+ * (IDEMPOTENCY_KEY_REUSED). Migration 20261124000950 gave the transfers recorded before this the same form.
+ */
+export function tevRequestHash(submission: TevSubmission): string {
+  const destination = destinationOf(submission);
+  return requestHash([destination.id, destination.branch, destination.account, submission.amountCents, submission.description, submission.externalRef]);
 }
 
 /** The destination as `settle_tev` takes it: an account id, or a branch and account number. */

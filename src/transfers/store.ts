@@ -19,12 +19,12 @@ export interface SettleRow {
 }
 
 /** The parameters of `settle_tev`, with the casts their text needs. */
-const SETTLE_PARAMS = ['', '', '', '', '', '', '', '', '', '', '', '', '', '', '::text[]', '::jsonb', ''];
+const SETTLE_PARAMS = ['', '', '', '', '', '', '', '', '', '', '', '', '', '', '', '::text[]', '::jsonb', ''];
 
 /** One call of `settle_tev` (see `callPostingFunction`). */
 export const callSettleTev = (em: EntityManager, params: unknown[]): Promise<SettleRow> => callPostingFunction<SettleRow>(em, 'settle_tev', '*', SETTLE_PARAMS, params);
 
-/** One request of a `settle_tev_batch` call (the `tev_batch_item` type of migration 1300). */
+/** One request of a `settle_tev_batch` call (the `tev_batch_item` type of migrations 1300 and 20261124000950). */
 export interface TevBatchItem {
   tev_id: string;
   tenant_id: string;
@@ -37,6 +37,7 @@ export interface TevBatchItem {
   external_ref: string | null;
   end_to_end_id: string;
   idempotency_key: string;
+  request_hash: string;
   origin: string;
   ids: string[];
 }

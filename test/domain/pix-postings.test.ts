@@ -308,11 +308,11 @@ describe('the posting engine: lock_accounts and post_movements (src/ledger/sql/p
   const post = (w: World, movements: ReturnType<typeof movement>[]) =>
     db.em().transactional(async (tx) => {
       await tx.execute(`select * from lock_accounts(?, ?::uuid[], '{SETTLEMENT}')`, [w.tenantId, `{${w.holder.accountId}}`]);
-      const [{ balances }] = await tx.execute<{ balances: (string | null)[] }[]>(
+      const [posted] = await tx.execute<{ balances: (string | null)[] }[]>(
         'select post_movements(?, clock_timestamp(), posting_movements_of_json(?::jsonb))::text[] as balances',
         [w.tenantId, JSON.stringify(movements)],
       );
-      return balances;
+      return posted!.balances;
     });
 
   test("lock_accounts locks the holders by id, then the tenant's own accounts by id, and nothing of another tenant", async () => {

@@ -1,3 +1,6 @@
+-- Its earlier version hashed the request itself (the hash now comes from requestHash, src/shared/idempotency.ts).
+drop function if exists settle_tev(text, text, uuid, uuid, uuid, text, text, bigint, text, text, text, text, text, bigint, text[], jsonb, text);
+
 create or replace function settle_tev(
   p_mode text,                -- SUBMIT: checks, then settle | DEFER: checks, then record PROCESSING and hand off
                               -- RESOLVE: settle without the request-time checks | FAIL: resolve FAILED with p_fail_reason
@@ -12,6 +15,7 @@ create or replace function settle_tev(
   p_external_ref text,
   p_end_to_end_id text,
   p_idempotency_key text,
+  p_request_hash text,        -- what the request asks for (requestHash): the same key with another request is refused
   p_origin text,
   p_max_amount bigint,
   p_ids text[],               -- cuid2 ids made by the caller: 3 movements, then 5 entries
@@ -27,13 +31,10 @@ declare
   v_dst record;
   v_has_src boolean := false;
   v_has_dst boolean := false;
-  -- The destination's id apart from its record: PL/pgSQL cannot read a field of a record never assigned.
-  v_dst_id uuid;
   v_named_id uuid;
   v_rev_id uuid;
   v_settling boolean := false;
   v_tev tev_transfer;
-  v_hash text;
   v_fee_out bigint;
   v_fee_in bigint;
   v_fees bigint;
@@ -62,7 +63,7 @@ begin
                                        case when v_fees > 0 then '{FEE_REVENUE}'::text[] else '{}'::text[] end) loop
     if r.kind = 'FEE_REVENUE' then v_rev_id := r.id; continue; end if;
     if r.id = p_source_id then v_src := r; v_has_src := true; end if;
-    if r.id = v_named_id then v_dst := r; v_has_dst := true; v_dst_id := r.id; end if;
+    if r.id = v_named_id then v_dst := r; v_has_dst := true; end if;
   end loop;
 
   if not v_has_src then
@@ -84,13 +85,12 @@ begin
       when p_mode in ('SUBMIT', 'DEFER') and v_src.approver_holder_id is not null then 'APPROVAL_REQUIRED'
     end;
   end if;
-  v_hash := encode(sha256(convert_to(json_build_array(v_dst_id, p_amount::text, p_description, p_external_ref)::text, 'UTF8')), 'hex');
 
   if code is not null then
     -- A retried request answers as it did, whatever changed since.
     select * into v_tev from tev_transfer t where t.id = p_tev_id;
     if v_tev.id is null then return next; return; end if;
-    if v_tev.request_hash <> v_hash then code := 'IDEMPOTENCY_KEY_REUSED'; return next; return; end if;
+    if v_tev.request_hash <> p_request_hash then code := 'IDEMPOTENCY_KEY_REUSED'; return next; return; end if;
     return query select * from tev_stored_outcome(v_tev);
     return;
   end if;
@@ -115,7 +115,7 @@ begin
                                  description, external_ref, end_to_end_id, idempotency_key, request_hash, origin, status, reason,
                                  source_movement_id, destination_movement_id, resolved_at)
   select p_tev_id, p_tenant_id, p_source_id, v_dst.id, p_amount, v_fee_out, v_fee_in, v_description, p_external_ref,
-         p_end_to_end_id, p_idempotency_key, v_hash, p_origin, o.status, case when o.status = 'FAILED' then v_reason end,
+         p_end_to_end_id, p_idempotency_key, p_request_hash, p_origin, o.status, case when o.status = 'FAILED' then v_reason end,
          case when o.status = 'DONE' then p_ids[1] end, case when o.status = 'DONE' then p_ids[2] end,
          case when o.status <> 'PROCESSING' then now() end
     from (select case when p_mode = 'DEFER' then 'PROCESSING' when v_reason is null then 'DONE' else 'FAILED' end as status) o
@@ -126,7 +126,7 @@ begin
     select * into v_tev from tev_transfer t where t.id = p_tev_id;
     -- Not this request's record: the conflict was another transfer's externalRef.
     if v_tev.id is null then code := 'EXTERNAL_REF_TAKEN'; return next; return; end if;
-    if v_tev.request_hash <> v_hash then code := 'IDEMPOTENCY_KEY_REUSED'; return next; return; end if;
+    if v_tev.request_hash <> p_request_hash then code := 'IDEMPOTENCY_KEY_REUSED'; return next; return; end if;
     if v_tev.status = 'PROCESSING' and p_mode <> 'DEFER' then
       -- Recorded earlier without an outcome (sandbox, or one that was not known in time): settle it now.
       update tev_transfer t set status = case when v_reason is null then 'DONE' else 'FAILED' end, reason = v_reason,

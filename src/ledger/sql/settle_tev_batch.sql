@@ -35,6 +35,6 @@ begin
     return query
       select r.ordinality, s.* from settle_tev('SUBMIT', r.tev_id, r.tenant_id, r.source_id, r.destination_id, r.destination_branch,
                                               r.destination_account, r.amount, r.description, r.external_ref, r.end_to_end_id,
-                                              r.idempotency_key, r.origin, p_max_amount, r.ids, null, null) s;
+                                              r.idempotency_key, r.request_hash, r.origin, p_max_amount, r.ids, null, null) s;
   end loop;
 end $$;

@@ -19,6 +19,7 @@ import { Migration20261124000500_mask_payer_visible_cpf } from './Migration20261
 import { Migration20261124000600_sandbox_psp_service } from './Migration20261124000600_sandbox_psp_service.ts';
 import { Migration20261124000800_unsettled_payout_index } from './Migration20261124000800_unsettled_payout_index.ts';
 import { Migration20261124000900_posting_types } from './Migration20261124000900_posting_types.ts';
+import { Migration20261124000950_tev_request_hash } from './Migration20261124000950_tev_request_hash.ts';
 
 /** Every schema change, in order. New migrations are appended here. */
 export const migrations = [
@@ -43,4 +44,5 @@ export const migrations = [
   Migration20261124000600_sandbox_psp_service,
   Migration20261124000800_unsettled_payout_index,
   Migration20261124000900_posting_types,
+  Migration20261124000950_tev_request_hash,
 ];
