@@ -47,8 +47,31 @@ export async function restoreBaseline(databaseUrl: string, dir: string): Promise
     }
     for (const s of manifest.sequences) await client.query('select setval($1::regclass, $2::bigint, $3)', [s.name, s.lastValue, s.isCalled]);
     await client.query('commit');
+    await passRecordedTransactionIds(client, manifest.tables);
   });
   return manifest;
+}
+
+/**
+ * Transaction ids the rows recorded (the outbox's events, the webhook relay's cursor) were counted by the baseline's
+ * own cluster, which had got further than a younger one restoring them may have. An upgrade in place keeps its
+ * cluster, whose next transaction always comes after them; left behind, the relay would pass over every new event
+ * until this cluster caught up. So transactions are spent, one commit each, until the next one is past them all.
+ */
+async function passRecordedTransactionIds(client: pg.Client, tables: string[]): Promise<void> {
+  const { rows: columns } = await client.query<{ table: string; column: string }>(
+    `select attrelid::regclass::text as table, attname as column from pg_attribute
+      where attrelid = any($1::regclass[]) and atttypid = 'xid8'::regtype and attnum > 0 and not attisdropped`,
+    [tables],
+  );
+  if (columns.length === 0) return;
+  const recorded = columns.map((c) => `select max(${pg.escapeIdentifier(c.column)}) as id from ${pg.escapeIdentifier(c.table)}`).join(' union all ');
+  // A DO block may commit when it is its own statement: one round trip spends them all.
+  await client.query(`do $$
+    declare last_recorded xid8 := (select max(id) from (${recorded}) r);
+    begin
+      while pg_current_xact_id() <= last_recorded loop commit; end loop;
+    end $$`);
 }
 
 /** The baselines kept in the repository, oldest first. */
