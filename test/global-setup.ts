@@ -9,6 +9,11 @@ import { freePort } from './support/ports.ts';
 /**
  * One PostgreSQL (embedded, fresh; or TEST_DATABASE_URL) and one Temporal dev server (in memory) for the whole run,
  * migrated and with the workflow bundle built once. Test files start their own api and worker processes against them.
+ * With TEST_UPGRADED_DATABASE=1 the database is an upgraded one instead: the latest baseline of the previous version
+ * (test/upgrade/baselines/) restored, then migrated as an operator's upgrade migrates it. Its rows stay as they are,
+ * the payout hand-off it left included: that one waits on the task queue of the run that made the baseline, which no
+ * test worker serves (upgrade.test.ts settles it), and what the flow suites count is their own tenants' rows, or how
+ * a count changes.
  */
 export default async function globalSetup(): Promise<void> {
   try {
@@ -58,6 +63,11 @@ async function setUp(): Promise<void> {
   });
   services.push(temporal.process);
 
+  if (process.env.TEST_UPGRADED_DATABASE === '1') {
+    // Imported only here: the restore loads the ORM and the entities, which a plain run does not need.
+    const { baselineDirs, restoreBaseline } = await import('./upgrade/baseline.ts');
+    await restoreBaseline(databaseUrl, baselineDirs().at(-1)!);
+  }
   const env = { ...process.env, DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporal.address, LOG_LEVEL: 'warn' };
   execFileSync(node, ['scripts/migrate.ts'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
   const bundle = join(runDir, 'workflow-bundle.js');
