@@ -14,6 +14,7 @@ import { withClient } from './dump.ts';
  * Pix sent, failed and returned, charges and refunds, approvals, webhooks, a hand-off Temporal has not taken yet;
  * test/upgrade/baselines/, made by make-baseline.ts) is upgraded by `npm run migrate`, the command the README gives.
  * It must keep every cent and row, end with exactly the schema and functions of a fresh database, and run the flows.
+ * (The flow suites run on such an upgraded database too: `npm run test:upgraded`, through test/global-setup.ts.)
  */
 const latest = baselineDirs().at(-1)!;
 const manifest = readBaselineManifest(latest);
