@@ -20,6 +20,7 @@ import { Migration20261124000600_sandbox_psp_service } from './Migration20261124
 import { Migration20261124000800_unsettled_payout_index } from './Migration20261124000800_unsettled_payout_index.ts';
 import { Migration20261124000900_posting_types } from './Migration20261124000900_posting_types.ts';
 import { Migration20261124000950_tev_request_hash } from './Migration20261124000950_tev_request_hash.ts';
+import { Migration20261124001000_transaction_limits } from './Migration20261124001000_transaction_limits.ts';
 
 /** Every schema change, in order. New migrations are appended here. */
 export const migrations = [
@@ -45,4 +46,5 @@ export const migrations = [
   Migration20261124000800_unsettled_payout_index,
   Migration20261124000900_posting_types,
   Migration20261124000950_tev_request_hash,
+  Migration20261124001000_transaction_limits,
 ];
