@@ -15,10 +15,7 @@ begin
   -- on its payer (debit_pix_payout_payer), and those accepted are posted together last (post_pix_debits), so batches
   -- of one tenant run beside each other and queue only for the tenant's own accounts and their commit. A payout is
   -- recorded after its debit's movement, which it references.
-  perform 1 from account a
-   where a.id = any(array(select (e->>'account_id')::uuid from jsonb_array_elements(p_items) e))
-   order by a.id
-     for no key update of a;
+  perform lock_account_rows(array(select (e->>'account_id')::uuid from jsonb_array_elements(p_items) e));
 
   for r in select e.item, e.ord from jsonb_array_elements(p_items) with ordinality e(item, ord) loop
     if v_accepted ? (r.item->>'payout_id') then

@@ -16,16 +16,13 @@ begin
   -- take every debit of a tenant, so they are locked last, after every holder account of the transaction (the order
   -- every posting follows: holders by id, then the tenants' own accounts by id), and only here: parallel batches of
   -- one tenant queue only for this statement and their commit.
-  perform 1 from account a
-   where a.id = any(array(
+  perform lock_account_rows(array(
            select s.id from account s
             where s.kind = 'SETTLEMENT' and s.tenant_id in (select (d->>'tenant_id')::uuid from jsonb_array_elements(p_debits) d)
            union all
            select r.id from account r
             where r.kind = 'FEE_REVENUE'
-              and r.tenant_id in (select (d->>'tenant_id')::uuid from jsonb_array_elements(p_debits) d where (d->>'fee')::bigint > 0)))
-   order by a.id
-     for no key update of a;
+              and r.tenant_id in (select (d->>'tenant_id')::uuid from jsonb_array_elements(p_debits) d where (d->>'fee')::bigint > 0)));
 
   -- The time is taken after the locks, so that on each of these accounts the postings' times follow their commit
   -- order; the tenant's side of each debit one microsecond apart in batch order, so that entries ordered by time are

@@ -56,6 +56,16 @@ language sql volatile set plan_cache_mode = force_generic_plan as $$
      for no key update of a
 $$;
 
+-- Locks accounts of any tenants for the rest of the transaction, in the order of lock_accounts: the holders' accounts
+-- by id, then the tenants' own accounts by id. For a batch, whose requests span many accounts and tenants: it locks
+-- them all first, so that it never waits for a row while it holds one that comes later in that order. Answers how
+-- many it locked.
+create or replace function lock_account_rows(p_account_ids uuid[]) returns integer
+language sql volatile as $$
+  select count(*)::integer
+    from (select a.id from account a where a.id = any(p_account_ids) order by a.kind <> 'HOLDER', a.id for no key update of a) locked
+$$;
+
 -- A line and a movement of a posting, as post_movements takes them: named arguments, and the defaults most movements
 -- share. Plain row constructors, inlined into the statement that calls them.
 create or replace function posting_line_of(p_id text, p_kind text, p_amount bigint) returns posting_line

@@ -16,20 +16,16 @@ begin
            coalesce(x.destination_id, holder_account_by_number(x.tenant_id, x.destination_branch, x.destination_account)) as destination_id
       from unnest(v_items) x
   )
-  select count(*) into v_locked from (
-    select a.id from account a
-     -- One array of ids, evaluated once (see lock_accounts).
-     where a.id = any(array(
-       select i.source_id from i
-       union all
-       select i.destination_id from i
-       union all
-       select f.id from i
-         join account f on f.tenant_id = i.tenant_id and f.kind = 'FEE_REVENUE'
-        where (select fo.tev_out from fee_schedule_of(i.source_id, i.tenant_id) fo) > 0
-           or (select fi.tev_in from fee_schedule_of(i.destination_id, i.tenant_id) fi) > 0))
-     order by a.kind <> 'HOLDER', a.id
-       for no key update of a) locked;
+  select lock_account_rows(array(
+           select i.source_id from i
+           union all
+           select i.destination_id from i
+           union all
+           select f.id from i
+             join account f on f.tenant_id = i.tenant_id and f.kind = 'FEE_REVENUE'
+            where (select fo.tev_out from fee_schedule_of(i.source_id, i.tenant_id) fo) > 0
+               or (select fi.tev_in from fee_schedule_of(i.destination_id, i.tenant_id) fi) > 0))
+    into v_locked;
 
   for r in select x.*, x.ordinality from unnest(v_items) with ordinality x loop
     return query
