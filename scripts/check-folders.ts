@@ -24,6 +24,7 @@ export const FLOORS: readonly (readonly string[])[] = [
   ['identity/', 'webhooks/'],
   ['transfers/', 'approvals/'],
   ['pix/'],
+  ['contacts/'],
   ['payments/', 'statements/', 'sandbox/'],
   // What puts the modules together: the entity list and openDatabase; the operator CLI, which opens it, and the api's
   // two apps; the api process, which opens it and serves them.

@@ -81,3 +81,18 @@ language sql stable parallel safe as $$
   select jsonb_build_object('ispb', '00000000', 'name', p_name, 'branch', p_branch, 'account', p_account, 'document', p_document,
                             'accountType', 'CACC', 'branchDigit', null, 'accountModel', 'INTERNAL')
 $$;
+
+-- Whether the receiver of a payment from an account is one of its trusted contacts at `p_at`: a contact not removed,
+-- trusted since `p_at` or before (its delayed-effect workflow sets `trusted_from` once the 24 h wait has passed),
+-- matching the Pix key (keys are stored in canonical form, lowercase) or the branch and account, written as
+-- holder_account_by_number reads them. Payments to a trusted contact are exempt from the night limit only.
+create or replace function is_trusted_contact(p_account_id uuid, p_pix_key text, p_branch text, p_account text, p_at timestamptz)
+returns boolean
+language sql stable as $$
+  select exists (
+    select from trusted_contact c
+     where c.account_id = p_account_id and c.removed_at is null and c.trusted_from <= p_at
+       and ((c.kind = 'PIX_KEY' and c.pix_key = lower(p_pix_key))
+         or (c.kind = 'ACCOUNT' and c.branch = lpad(coalesce(nullif(ltrim(p_branch, '0'), ''), '0'), 4, '0')
+             and c.account_number = ltrim(p_account, '0'))))
+$$;

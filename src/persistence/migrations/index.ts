@@ -21,6 +21,7 @@ import { Migration20261124000800_unsettled_payout_index } from './Migration20261
 import { Migration20261124000900_posting_types } from './Migration20261124000900_posting_types.ts';
 import { Migration20261124000950_tev_request_hash } from './Migration20261124000950_tev_request_hash.ts';
 import { Migration20261124001000_transaction_limits } from './Migration20261124001000_transaction_limits.ts';
+import { Migration20261124001100_trusted_contacts } from './Migration20261124001100_trusted_contacts.ts';
 
 /** Every schema change, in order. New migrations are appended here. */
 export const migrations = [
@@ -47,4 +48,5 @@ export const migrations = [
   Migration20261124000900_posting_types,
   Migration20261124000950_tev_request_hash,
   Migration20261124001000_transaction_limits,
+  Migration20261124001100_trusted_contacts,
 ];
