@@ -1,5 +1,6 @@
 import type { ActivityDeps } from './deps.ts';
 import { approvalActivities } from './approvals.ts';
+import { delayedEffectActivities } from './delayed-effects.ts';
 import { onboardingActivities } from './onboarding.ts';
 import { pixChargeActivities } from './pix-charges.ts';
 import { pixPayoutActivities } from './pix-payouts.ts';
@@ -8,5 +9,5 @@ import { tevActivities } from './tev.ts';
 import { webhookActivities } from './webhooks.ts';
 
 export function createActivities(deps: ActivityDeps) {
-  return { ...probeActivities(deps), ...onboardingActivities(deps), ...tevActivities(deps), ...webhookActivities(deps), ...approvalActivities(deps), ...pixPayoutActivities(deps), ...pixChargeActivities(deps) };
+  return { ...probeActivities(deps), ...onboardingActivities(deps), ...tevActivities(deps), ...webhookActivities(deps), ...approvalActivities(deps), ...pixPayoutActivities(deps), ...pixChargeActivities(deps), ...delayedEffectActivities(deps) };
 }

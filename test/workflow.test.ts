@@ -33,7 +33,7 @@ test('the platform\'s search attributes are registered in the namespace', async 
   const connection = await Connection.connect({ address: process.env.TEST_TEMPORAL_ADDRESS! });
   try {
     const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace: 'default' });
-    for (const name of ['TenantId', 'AccountId', 'HolderId', 'TevId', 'PayoutId', 'ChargeId', 'ApprovalRequestId', 'EventId', 'WebhookId']) {
+    for (const name of ['TenantId', 'AccountId', 'HolderId', 'TevId', 'PayoutId', 'ChargeId', 'ApprovalRequestId', 'EventId', 'WebhookId', 'DelayedEffectId']) {
       expect(Object.keys(customAttributes ?? {})).toContain(name);
     }
   } finally {

@@ -6,3 +6,4 @@ export { webhookEndpointWorkflow } from './webhook-endpoint.ts';
 export { approvalWorkflow } from './approval.ts';
 export { pixPayoutWorkflow } from './pix-payout.ts';
 export { pixChargeRefundWorkflow, pixChargeWorkflow } from './pix-charge.ts';
+export { delayedEffectWorkflow } from './delayed-effect.ts';

@@ -15,4 +15,10 @@ export const SearchAttributes = {
   ApprovalRequestId: defineSearchAttributeKey('ApprovalRequestId', SearchAttributeType.KEYWORD),
   EventId: defineSearchAttributeKey('EventId', SearchAttributeType.KEYWORD),
   WebhookId: defineSearchAttributeKey('WebhookId', SearchAttributeType.KEYWORD),
+  /**
+   * The record a delayed-effect workflow changes, whatever its kind: a contact waiting to be trusted, a limit request
+   * waiting to take effect. One key for every kind: the Temporal server's SQL visibility stores (SQLite in the dev
+   * server, PostgreSQL) hold at most 10 custom Keyword attributes per namespace, and this is the tenth.
+   */
+  DelayedEffectId: defineSearchAttributeKey('DelayedEffectId', SearchAttributeType.KEYWORD),
 } as const;

@@ -1,6 +1,7 @@
 /** Every scenario whose histories are checked in (test/workflows/histories), by the name its files start with. */
 import type { ScenarioRun, WorkflowHarness } from '../support/harness.ts';
 import { approvalCancelled, approvalDecided, approvalDeciderReplaced, approvalExpires, executedPayout, executedTev, refusedPayout } from './approval.ts';
+import { effectApplied, effectCancelled } from './delayed-effect.ts';
 import { kycResultFirst, kycThroughThePage } from './onboarding.ts';
 import { chargeExpires, chargePaidEarly, refundSent } from './pix-charge.ts';
 import { payoutFallbackFails, payoutFallbackSettles, payoutNotified, payoutOutlastsRuns, payoutUncertainNotified, payoutUncertainRejected } from './pix-payout.ts';
@@ -16,6 +17,8 @@ export const recordedScenarios: Record<string, (h: WorkflowHarness) => Promise<S
   'approval-payment-refused': (h) => approvalDecided(h, true, refusedPayout()),
   'approval-cancelled': (h) => approvalCancelled(h),
   'approval-decider-replaced': approvalDeciderReplaced,
+  'delayed-effect-applied': (h) => effectApplied(h),
+  'delayed-effect-cancelled': (h) => effectCancelled(h),
   'onboarding-through-the-page': (h) => kycThroughThePage(h, { approved: true, phone: '+5511987654321' }),
   'onboarding-rejected-first': (h) => kycResultFirst(h, { approved: false, reason: 'Documento ilegível' }),
   'pix-charge-expires': chargeExpires,

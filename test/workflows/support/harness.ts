@@ -33,8 +33,11 @@ export function workflowCode(): Promise<WorkflowCode> {
 
 export interface WorkflowHarness {
   client: Client;
-  /** Runs `scenario` while a worker with the real workflows and these activities polls a task queue of its own. */
-  withWorker<T>(activities: object, scenario: (taskQueue: string) => Promise<T>): Promise<T>;
+  /**
+   * Runs `scenario` while a worker with the real workflows and these activities polls a task queue of its own, or
+   * `taskQueue` when given: the queue of an earlier worker, as a worker restarted in its place.
+   */
+  withWorker<T>(activities: object, scenario: (taskQueue: string) => Promise<T>, taskQueue?: string): Promise<T>;
   teardown(): Promise<void>;
 }
 
@@ -64,8 +67,7 @@ export async function startHarness(): Promise<WorkflowHarness> {
   const workflows = await workflowCode();
   return {
     client: env.client,
-    async withWorker(activities, scenario) {
-      const taskQueue = `workflow-test-${process.pid}-${++taskQueues}`;
+    async withWorker(activities, scenario, taskQueue = `workflow-test-${process.pid}-${++taskQueues}`) {
       const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, ...workflows, activities });
       return worker.runUntil(scenario(taskQueue));
     },
