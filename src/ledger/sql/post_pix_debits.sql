@@ -32,27 +32,26 @@ begin
     select s.id, r.id into v_settlement, v_revenue
       from account s left join account r on r.tenant_id = v_tenant and r.kind = 'FEE_REVENUE'
      where s.tenant_id = v_tenant and s.kind = 'SETTLEMENT';
-    perform post_movements(v_tenant, v_at, posting_movements_of_json((
-      select jsonb_agg(m.movement order by m.side, m.ord)
-        from (select 0 as side, d.ord, d.debit->'movement' as movement
+    -- The payers' movements as their debits wrote them, then the tenant's: typed, in that order.
+    perform post_movements(v_tenant, v_at, array(
+      select m.movement
+        from (select 0 as side, d.ord, jsonb_populate_record(null::posting_movement, d.debit->'movement') as movement
                 from jsonb_array_elements(p_debits) with ordinality d(debit, ord)
                where (d.debit->>'tenant_id')::uuid = v_tenant
               union all
               -- ids: the payout's 7, the settlement's and fee revenue's movements 2nd and 3rd, their entries 6th and 7th.
-              select c.side, d.ord, jsonb_build_object(
-                       'id', d.debit->'ids'->>c.movement_index,
-                       'account_id', case c.account_kind when 'SETTLEMENT' then v_settlement else v_revenue end,
-                       'operation_id', d.debit->>'payout_id',
-                       'source', c.account_kind, 'channel', 'PIX', 'direction', 'CREDIT', 'status', c.status, 'payout_status', null,
-                       'status_external', c.status_external, 'amount', (d.debit->>c.amount_field)::bigint, 'fee', 0,
-                       'description', c.description || (d.debit->>'payout_id'), 'metadata', '{}'::jsonb,
-                       'at', v_at + make_interval(secs => d.ord / 1e6),
-                       'lines', jsonb_build_array(jsonb_build_object('id', d.debit->'ids'->>c.entry_index, 'kind', c.line_kind,
-                                                                     'amount', (d.debit->>c.amount_field)::bigint)))
+              select c.side, d.ord, posting_movement_of(
+                       id => d.debit->'ids'->>c.movement_index,
+                       account_id => case c.account_kind when 'SETTLEMENT' then v_settlement else v_revenue end,
+                       operation_id => d.debit->>'payout_id', source => c.account_kind, channel => 'PIX', direction => 'CREDIT',
+                       status => c.status, status_external => c.status_external, amount => (d.debit->>c.amount_field)::bigint,
+                       description => c.description || (d.debit->>'payout_id'), at => v_at + make_interval(secs => d.ord / 1e6),
+                       lines => array[posting_line_of(d.debit->'ids'->>c.entry_index, c.line_kind, (d.debit->>c.amount_field)::bigint)])
                 from jsonb_array_elements(p_debits) with ordinality d(debit, ord)
                cross join (values (1, 1, 5, 'SETTLEMENT', 'amount', 'PRIMARY', 'PENDING', 'PROCESSING', 'Pix out '),
                                   (2, 2, 6, 'FEE_REVENUE', 'fee', 'FEE', 'DONE', 'SUCCESS', 'Tarifa Pix '))
                     c(side, movement_index, entry_index, account_kind, amount_field, line_kind, status, status_external, description)
-               where (d.debit->>'tenant_id')::uuid = v_tenant) m)));
+               where (d.debit->>'tenant_id')::uuid = v_tenant) m
+       order by m.side, m.ord));
   end loop;
 end $$;
