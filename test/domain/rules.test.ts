@@ -9,6 +9,7 @@ import { setFees } from '../../src/fees/service.ts';
 import { schedulesInForce } from '../../src/fees/store.ts';
 import { insertHandOffs } from '../../src/handoff/store.ts';
 import { setBlocked } from '../../src/identity/service.ts';
+import { PLATFORM_ISPB } from '../../src/shared/institution.ts';
 import { sql } from '../support/db.ts';
 import { domainDatabase, onboardedHolder, tenantAccountId } from './support/accounts.ts';
 
@@ -104,3 +105,11 @@ test("a TEV's default description and its beneficiary as the sender's statement 
   });
 });
 
+describe("platform_ispb: the platform's own ISPB in SQL", () => {
+  test('is the PLATFORM_ISPB TypeScript uses, and the one a TEV beneficiary carries', async () => {
+    const [row] = await sql<{ ispb: string; beneficiary: string }>(
+      "select platform_ispb() as ispb, tev_beneficiary('Ana', '0001', '123', '11144477735')->>'ispb' as beneficiary",
+    );
+    expect(row).toEqual({ ispb: PLATFORM_ISPB, beneficiary: PLATFORM_ISPB });
+  });
+});

@@ -68,6 +68,13 @@ language sql volatile as $$
   select s.key, r.version from s join recorded r on r.key = s.key order by s.ord
 $$;
 
+-- This platform's own ISPB, as a TEV's metadata names it on both sides. The same digits as PLATFORM_ISPB
+-- (src/shared/institution.ts), which TypeScript uses; test/domain/rules.test.ts checks that they agree.
+create or replace function platform_ispb() returns text
+language sql immutable parallel safe as $$
+  select '00000000'
+$$;
+
 -- What a TEV's statement says when the sender gave no description.
 create or replace function tev_description(p_description text, p_beneficiary_name text) returns text
 language sql immutable parallel safe as $$
@@ -78,7 +85,7 @@ $$;
 -- Stable, as jsonb_build_object is, so that it is inlined where it is called.
 create or replace function tev_beneficiary(p_name text, p_branch text, p_account text, p_document text) returns jsonb
 language sql stable parallel safe as $$
-  select jsonb_build_object('ispb', '00000000', 'name', p_name, 'branch', p_branch, 'account', p_account, 'document', p_document,
+  select jsonb_build_object('ispb', platform_ispb(), 'name', p_name, 'branch', p_branch, 'account', p_account, 'document', p_document,
                             'accountType', 'CACC', 'branchDigit', null, 'accountModel', 'INTERNAL')
 $$;
 

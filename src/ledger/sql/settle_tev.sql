@@ -182,7 +182,7 @@ begin
       amount => p_amount, fee => v_fee_in, description => v_description,
       external_ref => v_tev.external_ref, end_to_end_id => v_tev.end_to_end_id,
       metadata => v_when || jsonb_build_object(
-        'payer', jsonb_build_object('ispb', '00000000', 'name', v_src.holder_name, 'branch', v_src.agency, 'account', v_src.number,
+        'payer', jsonb_build_object('ispb', platform_ispb(), 'name', v_src.holder_name, 'branch', v_src.agency, 'account', v_src.number,
                                     'document', v_src.holder_document),
         'beneficiary', jsonb_build_object('branch', v_dst.agency, 'account', v_dst.number)),
       lines => array[posting_line_of(p_ids[5], 'PRIMARY', p_amount), posting_line_of(p_ids[7], 'FEE', -v_fee_in)]),
