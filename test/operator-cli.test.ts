@@ -14,6 +14,22 @@ describe('operator command line', () => {
     expect(row).toEqual({ name: 'Banco Azul', pin_exempt: true });
   });
 
+  test("ledger:check finds a tenant whose ledger does not sum to zero, or a balance off its entries, and names it", async () => {
+    const { tenantId } = await adminOk(env, 'tenant:create', '--name', 'Banco do Livro');
+    expect(await adminOk(env, 'ledger:check', '--tenant', tenantId)).toEqual({ status: 'consistent', tenantsChecked: 1, inconsistent: [] });
+    // What a lost posting leaves behind: the settlement account's balance moved without its entry.
+    await sql(`update account set balance_cents = balance_cents - 700 where tenant_id = $1 and kind = 'SETTLEMENT'`, [tenantId]);
+    const broken = await admin(env, 'ledger:check', '--tenant', tenantId);
+    expect([broken.exitCode, broken.err.code]).toEqual([1, 'COMMAND_FAILED']);
+    expect(JSON.parse(broken.err.message.replace(/^ledger inconsistent: /, ''))).toEqual({
+      tenantsChecked: 1,
+      inconsistent: [{ tenantId, sumCents: '-700', accountsOffTheirEntries: 1 }],
+    });
+    await sql(`update account set balance_cents = balance_cents + 700 where tenant_id = $1 and kind = 'SETTLEMENT'`, [tenantId]);
+    expect((await adminOk(env, 'ledger:check', '--tenant', tenantId)).status).toBe('consistent');
+    expect((await admin(env, 'ledger:check', '--tenant', 'not-a-uuid')).exitCode).not.toBe(0);
+  });
+
   test('tenant-key:create shows the key once and stores only its keyed hash; revoke marks it', async () => {
     const { tenantId } = await adminOk(env, 'tenant:create', '--name', 'Banco Verde');
     const created = await adminOk(env, 'tenant-key:create', '--tenant', tenantId);

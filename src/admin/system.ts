@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from '../shared/zod.ts';
+import { checkLedger } from '../ledger/consistency.ts';
 import { pendingHandOffs, unsettledPayoutsByTenant } from '../pix/settlement-backlog.ts';
 import { startWorkflow } from '../temporal/workflow-start.ts';
 import { probeStart, type ProbeOutcome } from '../../workflows/contracts/probe.ts';
@@ -38,6 +39,16 @@ export const systemCommands = {
       } catch (err) {
         throw new Error(`${err instanceof Error ? err.message : String(err)}; settlement backlog: ${JSON.stringify(backlog)}`, { cause: err });
       }
+    },
+  }),
+  'ledger:check': command({
+    summary: "Check the ledger's invariants per tenant: its balances sum to zero, and each is the sum of its entries",
+    usage: '[--tenant <tenantId>]',
+    flags: z.object({ tenant: z.uuid().optional() }),
+    async run({ em }, f) {
+      const report = await checkLedger(em, f.tenant ?? null);
+      if (report.inconsistent.length > 0) throw new Error(`ledger inconsistent: ${JSON.stringify(report)}`);
+      return { status: 'consistent', ...report };
     },
   }),
 };
