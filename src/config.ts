@@ -21,6 +21,7 @@ export const EMBEDDED_DATABASE_URL =
 const port = z.coerce.number().int().min(0).max(65535);
 const flag = z.enum(['0', '1', 'true', 'false']).transform((v) => v === '1' || v === 'true');
 const positiveMs = z.coerce.number().int().positive();
+const DAY_MS = 86_400_000;
 const secret = z.string().min(32, 'must be at least 32 characters');
 /** A Standard Webhooks secret: `whsec_` and the base64 of at least 24 random bytes (the key itself). */
 const webhookSecret = z
@@ -155,6 +156,11 @@ const schema = z
     SANDBOX_TEV_RESOLVE_MS: positiveMs.default(3_000),
     /** How long a payment waits for its approver before the request expires (dual approval). Default 24 h. */
     APPROVAL_TTL_MS: positiveMs.default(86_400_000),
+    /**
+     * How long a new trusted contact waits before it counts (exempt from the night limit): 24 h by the Central Bank's
+     * rules, and production allows 24 to 48 h. Development and tests may shorten it to watch a contact become trusted.
+     */
+    TRUSTED_CONTACT_DELAY_MS: positiveMs.default(DAY_MS),
     /** Longest a request is answered in: then 503 UNAVAILABLE (a dependency, usually the database, does not answer). */
     REQUEST_DEADLINE_MS: positiveMs.default(20_000),
     /** How long an HTTP caller waits for a TEV outcome before getting `submitted_unknown`. */
@@ -182,6 +188,9 @@ const schema = z
       if (env[name] === undefined) {
         ctx.addIssue({ code: 'custom', path: [name], message: 'production requires it: the same value, of at least 32 characters, in every process' });
       }
+    }
+    if (env.TRUSTED_CONTACT_DELAY_MS < DAY_MS || env.TRUSTED_CONTACT_DELAY_MS > 2 * DAY_MS) {
+      ctx.addIssue({ code: 'custom', path: ['TRUSTED_CONTACT_DELAY_MS'], message: 'production requires 24 to 48 hours (86400000 to 172800000): a new contact counts only 24 h after it is added' });
     }
     if (env.PIX_PROVIDER_API_KEY === undefined) {
       ctx.addIssue({ code: 'custom', path: ['PIX_PROVIDER_API_KEY'], message: 'production requires it: the credential the Pix provider gave the platform (at least 32 characters)' });

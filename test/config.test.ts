@@ -90,6 +90,18 @@ describe('loadConfig', () => {
     expect(c.NODE_ENV).toBe('production');
   });
 
+  test("a trusted contact's wait: 24 h by default; production allows 24 to 48 h, development and tests any positive time", () => {
+    expect(issuesOf('TRUSTED_CONTACT_DELAY_MS', {})).toEqual([]);
+    expect(issuesOf('TRUSTED_CONTACT_DELAY_MS', { TRUSTED_CONTACT_DELAY_MS: '3000' })).toEqual([]);
+    expect(issuesOf('TRUSTED_CONTACT_DELAY_MS', { TRUSTED_CONTACT_DELAY_MS: '0' })).toHaveLength(1);
+    const production = { NODE_ENV: 'production', PIX_PROVIDER_WEBHOOK_SECRET: WEBHOOK_SECRET, PIX_PROVIDER_API_KEY: 'k'.repeat(40), PUBLIC_BASE_URL: 'https://bank.example.com' };
+    expect(loadConfig({ JWT_SECRET: 's'.repeat(40), KEY_PEPPER: 'p'.repeat(40), ...production }).TRUSTED_CONTACT_DELAY_MS).toBe(86_400_000);
+    for (const delay of ['86400000', '172800000']) expect(issuesOf('TRUSTED_CONTACT_DELAY_MS', { ...production, TRUSTED_CONTACT_DELAY_MS: delay })).toEqual([]);
+    for (const delay of ['3000', '86399999', '172800001']) {
+      expect(issuesOf('TRUSTED_CONTACT_DELAY_MS', { ...production, TRUSTED_CONTACT_DELAY_MS: delay })).toEqual([expect.stringMatching(/production requires 24 to 48 hours/)]);
+    }
+  });
+
   test('an empty variable counts as unset', () => {
     expect(loadConfig({ PORT: '' }, freshDataDir()).PORT).toBe(3000);
   });

@@ -40,7 +40,9 @@ describe('Pix payout by key', () => {
     const before = await balanceOf(alice.account.id);
     const res = await payKey({ amount: 10 });
     expect(res.status).toBe(201);
-    expect(res.body).toEqual({ payout: { payoutId: expect.any(String), status: 'PROCESSING', amountCents: '1000', feeCents: '100', createdAt: expect.stringMatching(/Z$/) } });
+    expect(res.body).toEqual({
+      payout: { payoutId: expect.any(String), status: 'PROCESSING', amountCents: '1000', feeCents: '100', createdAt: expect.stringMatching(/Z$/), trustedContact: false },
+    });
     const id = res.body.payout.payoutId;
     expect(await balanceOf(alice.account.id)).toBe(before - 1100n);
     const processing = (await payout(id)).body;

@@ -39,7 +39,7 @@ describe('holder TEV (two steps)', () => {
   test('beneficiary lookup by document returns the unmasked document and the accounts able to receive', async () => {
     const res = await http('POST', `${platform.holderUrl}/accounts/${alice.account.id}/tev/beneficiary`, { body: { document: bob.document }, headers: tenantHeaders(tenantId, alice.token) });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ beneficiary: { name: 'Padaria Pão Quente LTDA', document: bob.document, accounts: [{ id: bob.account.id, accountNumber: bob.account.number, agency: bob.account.agency, bank: '000' }] } });
+    expect(res.body).toEqual({ beneficiary: { name: 'Padaria Pão Quente LTDA', document: bob.document, accounts: [{ id: bob.account.id, accountNumber: bob.account.number, agency: bob.account.agency, bank: '000', trustedContact: false }] } });
   });
 
   test('an unknown document, or a holder of another tenant, is 404 BENEFICIARY_NOT_FOUND', async () => {

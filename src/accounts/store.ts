@@ -13,3 +13,15 @@ export async function insertHolderAccount(
     [a.id, a.tenantId, a.holderId, a.bank, a.agency, a.pixAccountId, a.coreAccountId],
   );
 }
+
+/**
+ * A holder account of the tenant by branch and number as the client wrote them (`holder_account_by_number`), with
+ * its branch and number as stored: what a trusted contact records. Null when the tenant has none.
+ */
+export async function holderAccountByNumber(em: EntityManager, tenantId: string, branch: string, account: string): Promise<{ id: string; branch: string; account: string } | null> {
+  const [row] = await em.execute<{ id: string; branch: string; account: string }[]>(
+    'select a.id, a.agency as branch, a.number as account from account a where a.id = holder_account_by_number(?, ?, ?)',
+    [tenantId, branch, account],
+  );
+  return row ?? null;
+}

@@ -1,4 +1,5 @@
 import { Router, type Express } from 'express';
+import { registerContactRoutes } from '../contacts/routes.ts';
 import { holderAuthenticator } from '../identity/authenticator.ts';
 import { registerIdentityRoutes } from '../identity/routes.ts';
 import { registerPixLocationRoutes } from '../pix/location-routes.ts';
@@ -25,6 +26,7 @@ export function createHolderApp(platform: PaymentContext): Express {
   registerHolderTevPaymentRoutes(router, registry, platform, auth);
   registerApprovalRoutes(router, registry, platform, auth);
   registerPixPaymentRoutes(router, registry, platform, auth);
+  registerContactRoutes(router, registry, platform.config, auth);
   registerPixLocationRoutes(router, registry, platform);
   registerStatementRoutes(router, registry, platform, auth);
   if (platform.config.SANDBOX) registerSandboxRoutes(router, registry, platform);

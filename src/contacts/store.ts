@@ -129,3 +129,13 @@ export async function lockTrustState(em: EntityManager, contactId: string): Prom
 export async function markTrusted(em: EntityManager, contactId: string): Promise<void> {
   await em.execute('update trusted_contact set trusted_from = now() where id = ? and trusted_from is null', [contactId]);
 }
+/** `is_trusted_contact` (rules.sql) for one receiver of the account, now. */
+export async function isTrustedNow(em: EntityManager, accountId: string, receiver: { pixKey: string | null; branch: string | null; account: string | null }): Promise<boolean> {
+  const [row] = await em.execute<{ trusted: boolean }[]>('select is_trusted_contact(?, ?, ?, ?, now()) as trusted', [
+    accountId,
+    receiver.pixKey,
+    receiver.branch,
+    receiver.account,
+  ]);
+  return row!.trusted;
+}

@@ -38,6 +38,7 @@ export const ERROR_CODES = {
   CHARGE_REMOVED: 'The receiver removed this charge',
   CHARGE_NOT_PAID: 'Only a paid charge can be refunded',
   WEBHOOK_DISABLED: 'The endpoint is deleted; register it again to receive events',
+  CONTACT_ALREADY_EXISTS: 'This account already has this contact (not removed)',
   PAYLOAD_TOO_LARGE: 'The request body is too large',
   UNSUPPORTED_MEDIA_TYPE: 'Send the body as UTF-8 JSON',
   INSUFFICIENT_BALANCE: 'The balance does not cover the amount and the fee; nothing moved',
@@ -117,6 +118,7 @@ export const REFUSAL_STATUS: { readonly [R in Refusal]: number } = {
   // Only the operator CLI raises these; the table gives every refusal a status all the same.
   APPROVER_IS_ACCOUNT_HOLDER: 422,
   APPROVER_NOT_ACTIVE: 422,
+  CONTACT_ALREADY_EXISTS: 409,
   WEBHOOK_URL_NOT_ALLOWED: 400,
   WEBHOOK_DISABLED: 409,
   ACCOUNT_NOT_FOUND: 404,

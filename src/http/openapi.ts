@@ -48,6 +48,7 @@ const TAGS: Record<string, string> = {
   TEV: 'Internal transfers between accounts of one tenant, settled synchronously.',
   Approvals: 'Dual approval: payments of an account held for a second holder to approve or reject.',
   Pix: 'Pix payments by key or static BR Code.',
+  Contacts: "Trusted contacts (favorecidos): Pix keys and accounts of the tenant that an account's payments may reach above the night limit, 24 h after they are added.",
   'Pix charges': 'Charges (cobranças): a txid and a dynamic BR Code the payer pays once.',
   'Pix provider': "Called by the platform's Pix provider (PSP), not by integrators: its signed notifications of payouts and incoming Pix.",
   Statements: 'Account transactions of a date range, with cursor pagination.',

@@ -25,11 +25,16 @@ const PayoutCreated = z
       amountCents: cents('2590'),
       feeCents: cents('0').nullable().openapi({ description: 'null while PENDING' }),
       createdAt: utcDateTime(),
+      trustedContact: z.boolean().openapi({
+        description: 'The receiver (its key, or its account at this platform) is a trusted contact of the paying account, added at least 24 h ago: exempt from its night limit, not from the monthly one',
+      }),
     }),
   })
   .openapi('PayoutCreated');
 
-const processing = { payout: { payoutId: 'p6c1v8x3z0b5n2m9q4w7k1r6', status: 'PROCESSING' as const, amountCents: '2590', feeCents: '0', createdAt: '2026-11-22T13:45:07.123Z' } };
+const processing = {
+  payout: { payoutId: 'p6c1v8x3z0b5n2m9q4w7k1r6', status: 'PROCESSING' as const, amountCents: '2590', feeCents: '0', createdAt: '2026-11-22T13:45:07.123Z', trustedContact: false },
+};
 
 const paymentHeaders = tenantHeaders.extend({ 'idempotency-key': idempotencyKey.optional() });
 

@@ -1,5 +1,6 @@
 import type { Account } from '../accounts/entities.ts';
 import { holdForApproval, type Held } from '../approvals/service.ts';
+import { isTrustedReceiver } from '../contacts/receiver.ts';
 import { handOffUncertain } from '../handoff/dispatch.ts';
 import type { HolderAuth } from '../identity/authenticator.ts';
 import { checkPin } from '../identity/pin.ts';
@@ -30,6 +31,8 @@ export interface PayoutView {
   amountCents: string;
   feeCents: string | null;
   createdAt: string;
+  /** The receiver is a trusted contact of the paying account (exempt from its night limit). */
+  trustedContact: boolean;
 }
 
 interface Payer {
@@ -91,7 +94,7 @@ async function payDynamicCode(ctx: PaymentContext, request: QrCodePayment, code:
   await checkPin(request.auth, ctx.config, request.pin);
   // A retry must answer what the first request did, even though the charge it paid no longer reads as payable.
   const retried = await retriedQrPayout(request.auth.em, request.account.id, request.idempotencyKey, code.url, request.amountCents);
-  if (retried) return answerOf(retried);
+  if (retried) return answerOf(retried.outcome, await isTrustedReceiver(request.auth.em, request.account.id, retried.receiver));
   const charge = await readScannedCharge(ctx.pixProvider, code, ctx.config.publicBaseUrl, new Date());
   const amountCents = scannedChargeAmount(charge, code, request.amountCents);
   const beneficiary = await ctx.pixProvider.resolveChargeReceiver(charge);
@@ -122,10 +125,12 @@ async function pay(ctx: PaymentContext, payer: Payer, payment: Payment): Promise
     const held: HeldPayment = { kind: 'PIX', ...payment, amountCents: payment.amountCents.toString() };
     return { kind: 'held', held: await holdForApproval(ctx, { tenantId, source: payer.account, requesterHolderId: payer.auth.holder.id, idempotencyKey: payer.idempotencyKey, payment: held }) };
   }
+  // Read before the debit, not beside it: the PIN's check and the key's lookup before it cost far more.
+  const trustedContact = await isTrustedReceiver(payer.auth.em, payer.account.id, payment);
   const debit = payoutDebitOf(config.KEY_PEPPER, { ...payment, tenantId, account: payer.account, idempotencyKey: payer.idempotencyKey });
   const start = pixPayoutStart({ payoutId: debit.payoutId, tenantId, accountId: payer.account.id, timing: payoutTiming(config) });
   try {
-    return answerOf(await within(ctx.pixDebits.debit({ debit, handOff: { taskQueue: config.TEMPORAL_TASK_QUEUE, start } }), config.TEV_RESPONSE_DEADLINE_MS));
+    return answerOf(await within(ctx.pixDebits.debit({ debit, handOff: { taskQueue: config.TEMPORAL_TASK_QUEUE, start } }), config.TEV_RESPONSE_DEADLINE_MS), trustedContact);
   } catch (err) {
     if (isRefusal(err)) throw err;
     if (definitelyRefused(err)) {
@@ -134,17 +139,20 @@ async function pay(ctx: PaymentContext, payer: Payer, payment: Payment): Promise
     }
     logger.warn({ err, payoutId: debit.payoutId }, 'Pix debit outcome unknown; handing the request to its settlement workflow');
     handOffUncertain(temporal.client, orm, config.TEMPORAL_TASK_QUEUE, { ...start, args: [{ ...(start.args[0] as PixPayoutInput), debit }] }, logger);
-    return answerOf({ kind: 'pending', payoutId: debit.payoutId, amountCents: debit.amountCents });
+    return answerOf({ kind: 'pending', payoutId: debit.payoutId, amountCents: debit.amountCents }, trustedContact);
   }
 }
 
 /** Why `debit_pix_payout` rejects a payment (nothing moved), each the name of its refusal in the catalog. */
 const DEBIT_REJECTIONS = refusals('INSUFFICIENT_BALANCE', 'SOURCE_NOT_ACTIVE');
 
-function answerOf(debited: DebitOutcome): PaymentAnswer {
+function answerOf(debited: DebitOutcome, trustedContact: boolean): PaymentAnswer {
   // Accepted, not debited yet: the workflow debits (or refuses) as soon as a worker runs it.
   if (debited.kind === 'pending') {
-    return { kind: 'pending', payout: { payoutId: debited.payoutId, status: 'PENDING', amountCents: debited.amountCents, feeCents: null, createdAt: new Date().toISOString() } };
+    return {
+      kind: 'pending',
+      payout: { payoutId: debited.payoutId, status: 'PENDING', amountCents: debited.amountCents, feeCents: null, createdAt: new Date().toISOString(), trustedContact },
+    };
   }
   const opening = debited.opening;
   if (opening.status === 'REJECTED') {
@@ -153,7 +161,7 @@ function answerOf(debited: DebitOutcome): PaymentAnswer {
     throw new DomainError(rejection);
   }
   const { payoutId, status, amountCents, feeCents, createdAt } = opening;
-  return { kind: 'debited', payout: { payoutId, status, amountCents, feeCents, createdAt } };
+  return { kind: 'debited', payout: { payoutId, status, amountCents, feeCents, createdAt, trustedContact } };
 }
 answerOf.raises = DEBIT_REJECTIONS;
 

@@ -53,15 +53,22 @@ export const openingOf = (payout: PixPayout): PayoutOpening | null =>
 
 /**
  * A dynamic QR Code's payment sent again under its Idempotency-Key: what the first request was answered (debited,
- * refused, or not decided yet), or null when there was none. The same key with another location or amount is 409. It
+ * refused, or not decided yet) and whom it paid, or null when there was none. The same key with another location or amount is 409. It
  * is read before the code's location, because the charge a retry paid no longer reads as payable.
  */
-export async function retriedQrPayout(em: EntityManager, accountId: string, idempotencyKey: string, location: string, amountCents: bigint | undefined): Promise<DebitOutcome | null> {
+export async function retriedQrPayout(
+  em: EntityManager,
+  accountId: string,
+  idempotencyKey: string,
+  location: string,
+  amountCents: bigint | undefined,
+): Promise<{ outcome: DebitOutcome; receiver: Pick<PixPayout, 'pixKey' | 'beneficiary'> } | null> {
   const recorded = await findPayoutByKey(em, accountId, idempotencyKey);
   if (!recorded) return null;
   if (recorded.qr?.location !== location || (amountCents !== undefined && amountCents !== recorded.amountCents)) throw idempotencyConflict();
   const opening = openingOf(recorded);
-  return opening ? { kind: 'decided', opening } : { kind: 'pending', payoutId: recorded.id, amountCents: recorded.amountCents.toString() };
+  const outcome: DebitOutcome = opening ? { kind: 'decided', opening } : { kind: 'pending', payoutId: recorded.id, amountCents: recorded.amountCents.toString() };
+  return { outcome, receiver: recorded };
 }
 retriedQrPayout.raises = refusals('IDEMPOTENCY_KEY_REUSED');
 

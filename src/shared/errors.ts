@@ -119,6 +119,8 @@ export const REFUSALS = {
   TEMPORARILY_UNAVAILABLE: { message: 'The decision could not be applied right now; try again shortly' },
   APPROVER_IS_ACCOUNT_HOLDER: { code: 'INVALID_APPROVER', message: "The approver must be another holder than the account's own" },
   APPROVER_NOT_ACTIVE: { code: 'INVALID_APPROVER', message: 'The approver must be an ACTIVE holder' },
+  // Trusted contacts
+  CONTACT_ALREADY_EXISTS: { message: 'This account already has this contact; remove it first to add it again' },
   // Webhooks
   WEBHOOK_URL_NOT_ALLOWED: { message: 'The URL must resolve to public addresses only (no loopback, private, link-local or metadata hosts)' },
   WEBHOOK_DISABLED: { message: 'The endpoint is deleted; register it again to receive events' },

@@ -20,6 +20,9 @@ const Beneficiary = z
           accountNumber: accountNumber('1000024').openapi({ description: 'What to pay, as accountNumber of the payment' }),
           agency: branch(),
           bank: z.string().regex(/^\d{3}$/).openapi({ example: '000' }),
+          trustedContact: z.boolean().openapi({
+            description: 'A trusted contact of the paying account now (added at least 24 h ago, not removed): exempt from its night limit, not from the monthly one',
+          }),
         }),
       ),
     }),
@@ -46,22 +49,22 @@ export function registerHolderTevRoutes(router: Router, registry: OpenAPIRegistr
           beneficiary: {
             name: 'João Souza',
             document: '11144477735',
-            accounts: [{ id: '1e2d3c4b-5a69-4788-9c0d-e1f2a3b4c5d6', accountNumber: '1000024', agency: '0001', bank: '000' }],
+            accounts: [{ id: '1e2d3c4b-5a69-4788-9c0d-e1f2a3b4c5d6', accountNumber: '1000024', agency: '0001', bank: '000', trustedContact: false }],
           },
         },
       },
     },
     raises: [operatingAccount, findTevBeneficiary],
     async handler({ auth: a, params, body }) {
-      await operatingAccount(a, params.accountId);
-      const { holder, accounts } = await findTevBeneficiary(a.em, a.holder.tenantId, body.document);
+      const payer = await operatingAccount(a, params.accountId);
+      const { holder, accounts } = await findTevBeneficiary(a.em, payer, body.document);
       return {
         status: 200,
         body: {
           beneficiary: {
             name: holder.name,
             document: holder.document,
-            accounts: accounts.map((x) => ({ id: x.id, accountNumber: x.number, agency: x.agency, bank: x.bank })),
+            accounts: accounts.map(({ account: x, trustedContact }) => ({ id: x.id, accountNumber: x.number, agency: x.agency, bank: x.bank, trustedContact })),
           },
         },
       };

@@ -125,3 +125,17 @@ export async function findTev(em: EntityManager, tenantId: string, tevId: string
   );
   return row ? toRecord(row) : null;
 }
+
+/**
+ * Which of a beneficiary's accounts are trusted contacts of the paying account now, by the rule the limits read
+ * (`is_trusted_contact`, src/ledger/sql/rules.sql): the beneficiary lookup shows it beside each account.
+ */
+export async function trustedContactsAmong(em: EntityManager, payerAccountId: string, accounts: { id: string; agency: string; number: string }[]): Promise<Set<string>> {
+  if (accounts.length === 0) return new Set();
+  const rows = await em.execute<{ id: string }[]>(
+    `select a.id from jsonb_to_recordset(?::jsonb) as a(id text, agency text, number text)
+      where is_trusted_contact(?, null, a.agency, a.number, now())`,
+    [JSON.stringify(accounts.map(({ id, agency, number }) => ({ id, agency, number }))), payerAccountId],
+  );
+  return new Set(rows.map((r) => r.id));
+}

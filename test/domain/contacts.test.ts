@@ -6,8 +6,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { expect, test } from '@jest/globals';
+import { isTrustedReceiver } from '../../src/contacts/receiver.ts';
 import { insertContact, markContactRemoved, type ContactTarget } from '../../src/contacts/store.ts';
 import { trustContact } from '../../src/contacts/trust.ts';
+import { PLATFORM_ISPB } from '../../src/shared/institution.ts';
 import { sql } from '../support/db.ts';
 import { domainDatabase, onboardedHolder } from './support/accounts.ts';
 
@@ -101,4 +103,16 @@ test('one live contact per key or account of an account: the same again is refus
   expect(await insertContact(db.em(), { id: randomUUID(), tenantId, accountId: payer.accountId, target: key, delayMs: 0 })).toBeNull();
   await markContactRemoved(db.em(), payer.accountId, first.id);
   expect(await insertContact(db.em(), { id: randomUUID(), tenantId, accountId: payer.accountId, target: key, delayMs: 0 })).not.toBeNull();
+});
+
+test("a payment's receiver: by its key anywhere, by its branch and number only at this platform", async () => {
+  const tenantId = await db.tenant();
+  const [payer, receiver] = await Promise.all([onboardedHolder(db.em(), tenantId), onboardedHolder(db.em(), tenantId)]);
+  await trustContact(db.em(), (await added(tenantId, payer.accountId, { kind: 'ACCOUNT', branch: receiver.agency, account: receiver.number })).id);
+  await trustContact(db.em(), (await added(tenantId, payer.accountId, { kind: 'PIX_KEY', pixKey: 'loja@example.com', pixKeyType: 'EMAIL' })).id);
+  const at = (ispb: string, pixKey = 'other@example.com') => isTrustedReceiver(db.em(), payer.accountId, { pixKey, beneficiary: { ispb, branch: receiver.agency, account: receiver.number } });
+  expect(await at(PLATFORM_ISPB)).toBe(true);
+  // The same numbers at another institution are another account.
+  expect(await at('99999999')).toBe(false);
+  expect(await at('99999999', 'loja@example.com')).toBe(true);
 });

@@ -283,6 +283,44 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/accounts/{accountId}/contacts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's contacts, trusted or still waiting, newest first */
+        get: operations["listTrustedContacts"];
+        put?: never;
+        /**
+         * Add a trusted contact (a Pix key, or a branch and account of the tenant); it is trusted 24 h later
+         * @description The PIN is required. The contact is trusted `trustsAt` (24 h after it is added); from then on, payments to it are exempt from the night limit, not from the monthly one. An account of the tenant is given by branch and number, with or without leading zeros (400 DESTINATION_NOT_FOUND when the tenant has none, SAME_ACCOUNT for the account itself). The same key or account twice is 409.
+         */
+        post: operations["addTrustedContact"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accounts/{accountId}/contacts/{contactId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove a contact: at once, no PIN (it only takes an exemption away); one still waiting never becomes trusted */
+        delete: operations["removeTrustedContact"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/pix/cob/{txid}": {
         parameters: {
             query?: never;
@@ -646,6 +684,8 @@ export interface components {
                     agency: string;
                     /** @example 000 */
                     bank: string;
+                    /** @description A trusted contact of the paying account now (added at least 24 h ago, not removed): exempt from its night limit, not from the monthly one */
+                    trustedContact: boolean;
                 }[];
             };
         };
@@ -837,6 +877,8 @@ export interface components {
                  * @example 2026-11-22T13:45:07.123Z
                  */
                 createdAt: string;
+                /** @description The receiver (its key, or its account at this platform) is a trusted contact of the paying account, added at least 24 h ago: exempt from its night limit, not from the monthly one */
+                trustedContact: boolean;
             };
         };
         PixPayment: {
@@ -863,6 +905,97 @@ export interface components {
             qrCode: string;
             amount?: number;
             pin?: string;
+        };
+        TrustedContact: {
+            /**
+             * Format: uuid
+             * @example 3f6c1e2a-8b4d-4f7a-9c5e-2d1b0a9f8e7d
+             */
+            id: string;
+            /** @enum {string} */
+            kind: "PIX_KEY" | "ACCOUNT";
+            /**
+             * @description PIX_KEY: the key in canonical form; null for an account
+             * @example maria@example.com
+             */
+            pixKey: string | null;
+            /**
+             * @description Pix key type
+             * @enum {string|null}
+             */
+            pixKeyType: "CPF" | "CNPJ" | "EMAIL" | "PHONE" | "EVP" | null;
+            /**
+             * @description ACCOUNT: the branch, 4 digits; null for a Pix key
+             * @example 0001
+             */
+            branch: string | null;
+            /**
+             * @description ACCOUNT: the account number, without leading zeros; null for a Pix key
+             * @example 1000023
+             */
+            account: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-24T13:45:07.123Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When the contact becomes trusted: 24 h after it was added
+             * @example 2026-11-25T13:45:07.123Z
+             */
+            trustsAt: string;
+            /** @description Payments to it are exempt from the night limit (not from the monthly one) */
+            trusted: boolean;
+            /**
+             * Format: date-time
+             * @description Since when it is trusted; null while it waits
+             * @example 2026-11-25T13:45:07.456Z
+             */
+            trustedFrom: string | null;
+            /**
+             * Format: date-time
+             * @description Set in the answer of its removal; listed contacts have none
+             * @example 2026-11-26T09:12:44.001Z
+             */
+            removedAt: string | null;
+        };
+        NewTrustedContact: components["schemas"]["NewPixKeyContact"] | components["schemas"]["NewAccountContact"];
+        NewPixKeyContact: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "PIX_KEY";
+            /**
+             * @description Pix key, in the format of its type
+             * @example maria@example.com
+             */
+            pixKey: string;
+            /**
+             * @description Pix key type
+             * @enum {string}
+             */
+            pixKeyType: "CPF" | "CNPJ" | "EMAIL" | "PHONE" | "EVP";
+            /** @description 4 digits; not needed for client tokens of PIN-exempt tenants */
+            pin?: string;
+        };
+        NewAccountContact: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "ACCOUNT";
+            /** @example 0001 */
+            branch: string;
+            /** @example 1000024 */
+            account: string;
+            /** @description 4 digits; not needed for client tokens of PIN-exempt tenants */
+            pin?: string;
+        };
+        TrustedContactPage: {
+            contacts: components["schemas"]["TrustedContact"][];
+            pagination: components["schemas"]["Pagination"];
         };
         PixCobPayloadNotFound: {
             /** @enum {string} */
@@ -1482,6 +1615,28 @@ export interface components {
                      * @enum {string}
                      */
                     code?: "APPROVAL_ALREADY_DECIDED";
+                };
+            };
+        };
+        /** @description CONTACT_ALREADY_EXISTS */
+        CONTACT_ALREADY_EXISTS: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "CONTACT_ALREADY_EXISTS",
+                 *       "message": "This account already has this contact (not removed)"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"] & {
+                    /**
+                     * @description This account already has this contact (not removed)
+                     * @enum {string}
+                     */
+                    code?: "CONTACT_ALREADY_EXISTS";
                 };
             };
         };
@@ -2281,7 +2436,8 @@ export interface operations {
                      *             "id": "1e2d3c4b-5a69-4788-9c0d-e1f2a3b4c5d6",
                      *             "accountNumber": "1000024",
                      *             "agency": "0001",
-                     *             "bank": "000"
+                     *             "bank": "000",
+                     *             "trustedContact": false
                      *           }
                      *         ]
                      *       }
@@ -3062,7 +3218,8 @@ export interface operations {
                      *         "status": "PROCESSING",
                      *         "amountCents": "2590",
                      *         "feeCents": "0",
-                     *         "createdAt": "2026-11-22T13:45:07.123Z"
+                     *         "createdAt": "2026-11-22T13:45:07.123Z",
+                     *         "trustedContact": false
                      *       }
                      *     }
                      */
@@ -3083,7 +3240,8 @@ export interface operations {
                      *         "status": "PENDING",
                      *         "amountCents": "2590",
                      *         "feeCents": null,
-                     *         "createdAt": "2026-11-22T13:45:07.123Z"
+                     *         "createdAt": "2026-11-22T13:45:07.123Z",
+                     *         "trustedContact": false
                      *       }
                      *     }
                      */
@@ -3215,7 +3373,8 @@ export interface operations {
                      *         "status": "PROCESSING",
                      *         "amountCents": "2590",
                      *         "feeCents": "0",
-                     *         "createdAt": "2026-11-22T13:45:07.123Z"
+                     *         "createdAt": "2026-11-22T13:45:07.123Z",
+                     *         "trustedContact": false
                      *       }
                      *     }
                      */
@@ -3236,7 +3395,8 @@ export interface operations {
                      *         "status": "PENDING",
                      *         "amountCents": "2590",
                      *         "feeCents": null,
-                     *         "createdAt": "2026-11-22T13:45:07.123Z"
+                     *         "createdAt": "2026-11-22T13:45:07.123Z",
+                     *         "trustedContact": false
                      *       }
                      *     }
                      */
@@ -3355,6 +3515,321 @@ export interface operations {
             };
             423: components["responses"]["PIN_LOCKED"];
             429: components["responses"]["RATE_LIMITED"];
+            431: components["responses"]["HEADERS_TOO_LARGE"];
+            500: components["responses"]["INTERNAL_ERROR"];
+            503: components["responses"]["UNAVAILABLE"];
+        };
+    };
+    listTrustedContacts: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description pagination.nextCursor of the previous page, unchanged */
+                cursor?: string;
+            };
+            header?: {
+                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128 (e.g. `checkout-7f3a`). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                accountId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of contacts */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "contacts": [
+                     *         {
+                     *           "id": "3f6c1e2a-8b4d-4f7a-9c5e-2d1b0a9f8e7d",
+                     *           "kind": "PIX_KEY",
+                     *           "pixKey": "maria@example.com",
+                     *           "pixKeyType": "EMAIL",
+                     *           "branch": null,
+                     *           "account": null,
+                     *           "createdAt": "2026-11-24T13:45:07.123Z",
+                     *           "trustsAt": "2026-11-25T13:45:07.123Z",
+                     *           "trusted": false,
+                     *           "trustedFrom": null,
+                     *           "removedAt": null
+                     *         },
+                     *         {
+                     *           "id": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *           "kind": "ACCOUNT",
+                     *           "pixKey": null,
+                     *           "pixKeyType": null,
+                     *           "branch": "0001",
+                     *           "account": "1000024",
+                     *           "createdAt": "2026-11-20T10:00:00.000Z",
+                     *           "trustsAt": "2026-11-21T10:00:00.000Z",
+                     *           "trusted": true,
+                     *           "trustedFrom": "2026-11-21T10:00:00.318Z",
+                     *           "removedAt": null
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "limit": 20,
+                     *         "nextCursor": null,
+                     *         "hasMore": false
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TrustedContactPage"];
+                };
+            };
+            400: components["responses"]["VALIDATION_ERROR"];
+            /** @description UNAUTHORIZED, HOLDER_BLOCKED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Missing, invalid, expired or revoked credentials; authenticate again"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /**
+                         * @description - `UNAUTHORIZED`: Missing, invalid, expired or revoked credentials; authenticate again
+                         *     - `HOLDER_BLOCKED`: Conta bloqueada. Procure o suporte.
+                         * @enum {string}
+                         */
+                        code?: "UNAUTHORIZED" | "HOLDER_BLOCKED";
+                    };
+                };
+            };
+            404: components["responses"]["NOT_FOUND"];
+            406: components["responses"]["NOT_ACCEPTABLE"];
+            408: components["responses"]["REQUEST_TIMEOUT"];
+            413: components["responses"]["PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["UNSUPPORTED_MEDIA_TYPE"];
+            431: components["responses"]["HEADERS_TOO_LARGE"];
+            500: components["responses"]["INTERNAL_ERROR"];
+            503: components["responses"]["UNAVAILABLE"];
+        };
+    };
+    addTrustedContact: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128 (e.g. `checkout-7f3a`). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                accountId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "kind": "PIX_KEY",
+                 *       "pixKey": "maria@example.com",
+                 *       "pixKeyType": "EMAIL",
+                 *       "pin": "2580"
+                 *     }
+                 */
+                "application/json": components["schemas"]["NewTrustedContact"];
+            };
+        };
+        responses: {
+            /** @description Added; trusted from `trustsAt` */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "3f6c1e2a-8b4d-4f7a-9c5e-2d1b0a9f8e7d",
+                     *       "kind": "PIX_KEY",
+                     *       "pixKey": "maria@example.com",
+                     *       "pixKeyType": "EMAIL",
+                     *       "branch": null,
+                     *       "account": null,
+                     *       "createdAt": "2026-11-24T13:45:07.123Z",
+                     *       "trustsAt": "2026-11-25T13:45:07.123Z",
+                     *       "trusted": false,
+                     *       "trustedFrom": null,
+                     *       "removedAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TrustedContact"];
+                };
+            };
+            /** @description VALIDATION_ERROR, DESTINATION_NOT_FOUND, SAME_ACCOUNT */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "An input is refused: `details` lists each refused input with its path and the rule it breaks",
+                     *       "details": [
+                     *         {
+                     *           "path": "body.amount",
+                     *           "message": "must be greater than 0 and at most 1000000000 reais"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /**
+                         * @description - `VALIDATION_ERROR`: An input is refused: `details` lists each refused input with its path and the rule it breaks
+                         *     - `DESTINATION_NOT_FOUND`: No account with this branch and number in this tenant
+                         *     - `SAME_ACCOUNT`: The destination is the source account itself
+                         * @enum {string}
+                         */
+                        code?: "VALIDATION_ERROR" | "DESTINATION_NOT_FOUND" | "SAME_ACCOUNT";
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED, HOLDER_BLOCKED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Missing, invalid, expired or revoked credentials; authenticate again"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /**
+                         * @description - `UNAUTHORIZED`: Missing, invalid, expired or revoked credentials; authenticate again
+                         *     - `HOLDER_BLOCKED`: Conta bloqueada. Procure o suporte.
+                         * @enum {string}
+                         */
+                        code?: "UNAUTHORIZED" | "HOLDER_BLOCKED";
+                    };
+                };
+            };
+            /** @description ONBOARDING_INCOMPLETE, ACCOUNT_NOT_APPROVED, PIN_NOT_SET, INVALID_PIN */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ONBOARDING_INCOMPLETE",
+                     *       "message": "Finish identity verification (onboardingLink) before operating the account"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /**
+                         * @description - `ONBOARDING_INCOMPLETE`: Finish identity verification (onboardingLink) before operating the account
+                         *     - `ACCOUNT_NOT_APPROVED`: The account is not APPROVED; operations need an APPROVED account
+                         *     - `PIN_NOT_SET`: Create a PIN first with POST /passwords/create-pin
+                         *     - `INVALID_PIN`: Incorrect PIN; 2 attempts left before it is locked
+                         * @enum {string}
+                         */
+                        code?: "ONBOARDING_INCOMPLETE" | "ACCOUNT_NOT_APPROVED" | "PIN_NOT_SET" | "INVALID_PIN";
+                    };
+                };
+            };
+            404: components["responses"]["NOT_FOUND"];
+            406: components["responses"]["NOT_ACCEPTABLE"];
+            408: components["responses"]["REQUEST_TIMEOUT"];
+            409: components["responses"]["CONTACT_ALREADY_EXISTS"];
+            413: components["responses"]["PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["UNSUPPORTED_MEDIA_TYPE"];
+            423: components["responses"]["PIN_LOCKED"];
+            429: components["responses"]["RATE_LIMITED"];
+            431: components["responses"]["HEADERS_TOO_LARGE"];
+            500: components["responses"]["INTERNAL_ERROR"];
+            503: components["responses"]["UNAVAILABLE"];
+        };
+    };
+    removeTrustedContact: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128 (e.g. `checkout-7f3a`). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                accountId: string;
+                contactId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed; adding it again starts a new 24 h wait */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *       "kind": "ACCOUNT",
+                     *       "pixKey": null,
+                     *       "pixKeyType": null,
+                     *       "branch": "0001",
+                     *       "account": "1000024",
+                     *       "createdAt": "2026-11-20T10:00:00.000Z",
+                     *       "trustsAt": "2026-11-21T10:00:00.000Z",
+                     *       "trusted": false,
+                     *       "trustedFrom": "2026-11-21T10:00:00.318Z",
+                     *       "removedAt": "2026-11-26T09:12:44.001Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TrustedContact"];
+                };
+            };
+            400: components["responses"]["VALIDATION_ERROR"];
+            /** @description UNAUTHORIZED, HOLDER_BLOCKED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Missing, invalid, expired or revoked credentials; authenticate again"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /**
+                         * @description - `UNAUTHORIZED`: Missing, invalid, expired or revoked credentials; authenticate again
+                         *     - `HOLDER_BLOCKED`: Conta bloqueada. Procure o suporte.
+                         * @enum {string}
+                         */
+                        code?: "UNAUTHORIZED" | "HOLDER_BLOCKED";
+                    };
+                };
+            };
+            404: components["responses"]["NOT_FOUND"];
+            406: components["responses"]["NOT_ACCEPTABLE"];
+            408: components["responses"]["REQUEST_TIMEOUT"];
+            413: components["responses"]["PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["UNSUPPORTED_MEDIA_TYPE"];
             431: components["responses"]["HEADERS_TOO_LARGE"];
             500: components["responses"]["INTERNAL_ERROR"];
             503: components["responses"]["UNAVAILABLE"];
