@@ -1,6 +1,7 @@
+-- Generic plans: PostgreSQL otherwise planned its statements on the batch's JSON again at every call.
 create or replace function debit_pix_payout_batch(p_items jsonb)
 returns table (ord bigint, code text, status text, reason text, fee_cents bigint, created_at timestamptz)
-language plpgsql as $$
+language plpgsql set plan_cache_mode = force_generic_plan as $$
 #variable_conflict use_column
 declare
   r record;

@@ -1,9 +1,10 @@
 -- Replaced by post_pix_debits: the tenant's side is posted with the payers' by post_movements.
 drop function if exists post_tenant_credits(jsonb);
 
+-- Generic plans: PostgreSQL otherwise planned its statements on the batch's JSON again at every call.
 create or replace function post_pix_debits(p_debits jsonb)
 returns void
-language plpgsql as $$
+language plpgsql set plan_cache_mode = force_generic_plan as $$
 #variable_conflict use_column
 declare
   v_at timestamptz;

@@ -1,7 +1,9 @@
+-- Generic plans: PostgreSQL otherwise planned the batch's locking statement again at every call (its input is a new
+-- array each time), a sixth of the batch's work (callgrind, bench/README.md).
 create or replace function settle_tev_batch(p_items jsonb, p_max_amount bigint)
 returns table (ord bigint, code text, tev_id text, status text, reason text, amount_cents bigint, fee_out_cents bigint,
                resolved_at timestamptz, destination_id uuid)
-language plpgsql as $$
+language plpgsql set plan_cache_mode = force_generic_plan as $$
 #variable_conflict use_column
 declare
   -- The items, read from JSON once.
