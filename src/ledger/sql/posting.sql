@@ -119,11 +119,10 @@ declare
   -- one's kind and its balance as the lines move it.
   v_accounts uuid[] := '{}';
   v_deltas bigint[] := '{}';
-  v_updated uuid[];
-  v_updated_kinds text[];
-  v_updated_before bigint[];
-  v_kinds text[] := '{}';
-  v_balances bigint[] := '{}';
+  v_account record;
+  v_updated integer := 0;
+  v_kinds text[];
+  v_balances bigint[];
   v_missing uuid;
   v_k integer;
   v_ord integer := 0;
@@ -157,24 +156,26 @@ begin
 
   -- The new balances in one statement, which also reads each account's kind and balance before. An account of another
   -- tenant, or one its lines would leave below zero, is not updated, and is named below.
-  with updated as (
+  v_kinds := array_fill(null::text, array[cardinality(v_accounts)]);
+  v_balances := array_fill(null::bigint, array[cardinality(v_accounts)]);
+  for v_account in
     update account a set balance_cents = a.balance_cents + d.delta
       from unnest(v_accounts, v_deltas) d(id, delta)
      where a.id = d.id and a.tenant_id = p_tenant_id and (a.balance_cents + d.delta >= 0 or a.kind = 'SETTLEMENT')
     returning a.id, a.kind, a.balance_cents - d.delta as before
-  )
-  select array_agg(u.id), array_agg(u.kind), array_agg(u.before) into v_updated, v_updated_kinds, v_updated_before from updated u;
-  if coalesce(cardinality(v_updated), 0) < cardinality(v_accounts) then
-    v_missing := (select x.id from unnest(v_accounts) x(id) where not (x.id = any(coalesce(v_updated, '{}'))) limit 1);
+  loop
+    v_k := array_position(v_accounts, v_account.id);
+    v_kinds[v_k] := v_account.kind;
+    v_balances[v_k] := v_account.before;
+    v_updated := v_updated + 1;
+  end loop;
+  if v_updated < cardinality(v_accounts) then
+    v_missing := (select x.id from unnest(v_accounts) with ordinality x(id, n) where v_kinds[x.n] is null limit 1);
     if exists (select 1 from account a where a.id = v_missing and a.tenant_id = p_tenant_id) then
       raise exception 'posting would overdraw account %', v_missing;
     end if;
     raise exception 'account % is not an account of tenant %', coalesce(v_missing::text, 'none'), p_tenant_id;
   end if;
-  for v_k in 1 .. cardinality(v_updated) loop
-    v_kinds[array_position(v_accounts, v_updated[v_k])] := v_updated_kinds[v_k];
-    v_balances[array_position(v_accounts, v_updated[v_k])] := v_updated_before[v_k];
-  end loop;
 
   -- Each line with the balance after it, in posting order.
   foreach v_movement in array p_movements loop
