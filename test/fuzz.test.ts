@@ -41,6 +41,10 @@ beforeAll(async () => {
     body: { url: 'https://example.com/fuzz', events: ['pix.in.received'], authToken: 'whsec-fuzz-token-0123456789abcdef' },
     headers: integrator(),
   });
+  const contact = await http('POST', `${platform.holderUrl}/accounts/${alice.account.id}/contacts`, {
+    body: { kind: 'ACCOUNT', branch: bob.account.agency, account: bob.account.number, pin: alice.pin },
+    headers: { 'x-tenant-id': tenantId, authorization: `Bearer ${alice.token}` },
+  });
   const statementRange = { startDate: '2020-01-01', endDate: '2030-12-31' };
   const pay = { accountId: alice.account.id, amount: 1.5, pin: alice.pin, description: 'fuzz' };
   baselines = {
@@ -55,6 +59,9 @@ beforeAll(async () => {
     'POST /accounts/{accountId}/tev/payment': { params: { accountId: alice.account.id }, body: { accountNumber: bob.account.number, amount: 1.5, pin: alice.pin, description: 'fuzz' } },
     'GET /accounts/{accountId}/transactions': { params: { accountId: alice.account.id }, query: statementRange },
     'GET /accounts/{accountId}/payouts/{payoutId}': { params: { accountId: alice.account.id, payoutId: 'c0000000000000000000fuzz' } },
+    'POST /accounts/{accountId}/contacts': { params: { accountId: alice.account.id }, body: { kind: 'PIX_KEY', pixKey: 'fuzz@example.com', pixKeyType: 'EMAIL', pin: alice.pin } },
+    'GET /accounts/{accountId}/contacts': { params: { accountId: alice.account.id } },
+    'DELETE /accounts/{accountId}/contacts/{contactId}': { params: { accountId: alice.account.id, contactId: contact.body.id } },
     'GET /approvals': {},
     'GET /approvals/{id}': { params: { id: randomUUID() } },
     'POST /approvals/{id}/approve': { params: { id: randomUUID() }, body: { pin: alice.pin } },
@@ -129,7 +136,10 @@ function casesOf(base: string, op: Operation): Case[] {
     }
   }
   if (op.body && baseline.body) {
-    for (const [field, schema] of Object.entries(op.body.properties ?? {})) {
+    // An object's fields, or those of the union's branch the baseline is (every field of it a property of the branch).
+    const branch = op.body.oneOf?.find((variant) => Object.keys(baseline.body!).every((field) => field in (variant.properties ?? {})));
+    if (op.body.oneOf && !branch) throw new Error(`${op.method} ${op.path}: the baseline's body is none of the body's kinds, so no field of it would be fuzzed`);
+    for (const [field, schema] of Object.entries(op.body.properties ?? branch?.properties ?? {})) {
       for (const bad of badBodyValues(schema)) {
         cases.push({ what: `body ${field}=${JSON.stringify(bad)?.slice(0, 30)}`, url: url(params, query), body: JSON.stringify({ ...baseline.body, [field]: bad }) });
       }

@@ -39,7 +39,7 @@ interface Document {
   components?: { schemas?: Record<string, Schema> };
 }
 
-/** A schema with its `$ref` and `allOf` resolved against the document's components. */
+/** A schema with its `$ref`, `allOf` and `oneOf` branches resolved against the document's components. */
 export function resolve(doc: Document, schema: Schema | undefined): Schema {
   if (!schema) return {};
   if (schema.$ref) return resolve(doc, doc.components?.schemas?.[schema.$ref.replace('#/components/schemas/', '')]);
@@ -53,6 +53,8 @@ export function resolve(doc: Document, schema: Schema | undefined): Schema {
       required: parts.flatMap((p) => p.required ?? []),
     };
   }
+  // A union (a body of several kinds): each branch resolved, so the branch a request is can be fuzzed field by field.
+  if (schema.oneOf) return { ...schema, oneOf: schema.oneOf.map((branch) => resolve(doc, branch)) };
   return schema;
 }
 
