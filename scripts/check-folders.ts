@@ -22,7 +22,7 @@ export const FLOORS: readonly (readonly string[])[] = [
   ['tenants/'],
   ['platform-context.ts', 'fees/'],
   ['identity/', 'webhooks/'],
-  ['transfers/', 'approvals/'],
+  ['transfers/', 'approvals/', 'limits/'],
   ['pix/'],
   ['contacts/'],
   ['payments/', 'statements/', 'sandbox/'],

@@ -6,6 +6,14 @@ export const ErrorDetail = z
   .object({
     path: z.string().openapi({ description: 'Where the refused input is: `body.amount`, `query.limit`, `headers.x-tenant-id`, `params.accountId`', example: 'body.amount' }),
     message: z.string().openapi({ example: 'must be greater than 0 and at most 1000000000 reais' }),
+    // LIMIT_EXCEEDED names the limit the amount breaks.
+    channel: z.enum(['PIX', 'TEV']).optional().openapi({ description: 'LIMIT_EXCEEDED: the channel of the limit' }),
+    period: z
+      .enum(['TRANSACTION', 'DAY', 'NIGHT', 'MONTH'])
+      .optional()
+      .openapi({ description: 'LIMIT_EXCEEDED: which limit: per transaction, the day period, the night period or the calendar month (America/Sao_Paulo)' }),
+    limitCents: z.string().regex(/^[0-9]+$/).optional().openapi({ description: 'LIMIT_EXCEEDED: the limit in force, in cents' }),
+    remainingCents: z.string().regex(/^[0-9]+$/).optional().openapi({ description: 'LIMIT_EXCEEDED: what remains of it in the current period, in cents' }),
   })
   .openapi('ErrorDetail');
 
@@ -14,7 +22,7 @@ export const ErrorBody = z
   .object({
     code: z.string().regex(/^[A-Z][A-Z_]*$/).openapi({ description: 'Stable, UPPER_SNAKE_CASE: switch on it', example: 'VALIDATION_ERROR' }),
     message: z.string().openapi({ description: 'For a person; may change', example: ERROR_CODES.VALIDATION_ERROR }),
-    details: z.array(ErrorDetail).optional().openapi({ description: 'Each refused input, for VALIDATION_ERROR' }),
+    details: z.array(ErrorDetail).optional().openapi({ description: 'Each refused input, for VALIDATION_ERROR; the limit broken, for LIMIT_EXCEEDED' }),
   })
   .openapi('Error');
 
@@ -24,9 +32,16 @@ export function errorSchema(codes: readonly ErrorCode[]) {
   return ErrorBody.extend({ code: z.enum(codes as [ErrorCode, ...ErrorCode[]]).openapi({ description: described }) });
 }
 
+const EXAMPLE_DETAILS: Partial<Record<ErrorCode, z.infer<typeof ErrorDetail>[]>> = {
+  VALIDATION_ERROR: [{ path: 'body.amount', message: 'must be greater than 0 and at most 1000000000 reais' }],
+  LIMIT_EXCEEDED: [
+    { path: 'body.amount', message: 'above what remains of the PIX night limit', channel: 'PIX', period: 'NIGHT', limitCents: '100000', remainingCents: '25000' },
+  ],
+};
+
 export function errorExample(code: ErrorCode) {
-  const details = code === 'VALIDATION_ERROR' ? { details: [{ path: 'body.amount', message: 'must be greater than 0 and at most 1000000000 reais' }] } : {};
-  return { code, message: ERROR_CODES[code], ...details };
+  const details = EXAMPLE_DETAILS[code];
+  return { code, message: ERROR_CODES[code], ...(details ? { details } : {}) };
 }
 
 /** Request ids: a caller's own (letters, digits, `. _ : -`, up to 128) is kept, anything else replaced by a UUID. */
@@ -45,6 +60,7 @@ const TAGS: Record<string, string> = {
   Authentication: 'Holder tokens: document and password, or a tenant API key exchanged server to server.',
   PIN: 'The 4-digit PIN that authorizes payments.',
   Accounts: "The holder's accounts.",
+  Limits: 'Transaction limits per channel (Pix, TEV): per transaction, day and night periods, calendar month; lowering is immediate, raising waits.',
   TEV: 'Internal transfers between accounts of one tenant, settled synchronously.',
   Approvals: 'Dual approval: payments of an account held for a second holder to approve or reject.',
   Pix: 'Pix payments by key or static BR Code.',

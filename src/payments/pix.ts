@@ -10,7 +10,7 @@ import { readScannedCharge, scannedChargeAmount } from '../pix/dynamic-qr.ts';
 import { identifyPixKey, type PixKeyType } from '../pix/keys.ts';
 import { outcomeOf, type DebitOutcome } from '../pix/payout-debits.ts';
 import { payoutDebitOf, payoutTiming, retriedQrPayout, type PayoutRequest } from '../pix/payouts.ts';
-import { DomainError, isRefusal, refusals, validationError } from '../shared/errors.ts';
+import { DomainError, isRefusal, REFUSALS, refusals, validationError, type LimitBreach, type LimitDetail } from '../shared/errors.ts';
 import { within } from '../shared/time.ts';
 import { pixPayoutStart, type PixPayoutInput } from '../../workflows/contracts/pix-payout.ts';
 import type { PaymentContext } from './context.ts';
@@ -144,7 +144,7 @@ async function pay(ctx: PaymentContext, payer: Payer, payment: Payment): Promise
 }
 
 /** Why `debit_pix_payout` rejects a payment (nothing moved), each the name of its refusal in the catalog. */
-const DEBIT_REJECTIONS = refusals('INSUFFICIENT_BALANCE', 'SOURCE_NOT_ACTIVE');
+const DEBIT_REJECTIONS = refusals('INSUFFICIENT_BALANCE', 'SOURCE_NOT_ACTIVE', 'LIMIT_EXCEEDED');
 
 function answerOf(debited: DebitOutcome, trustedContact: boolean): PaymentAnswer {
   // Accepted, not debited yet: the workflow debits (or refuses) as soon as a worker runs it.
@@ -158,12 +158,20 @@ function answerOf(debited: DebitOutcome, trustedContact: boolean): PaymentAnswer
   if (opening.status === 'REJECTED') {
     const rejection = DEBIT_REJECTIONS.find((refusal) => refusal === opening.reason);
     if (!rejection) throw new Error(`debit_pix_payout rejected payout ${opening.payoutId} for a reason it does not give: ${opening.reason}`);
+    if (rejection === 'LIMIT_EXCEEDED') throw limitExceeded(opening.payoutId, debited.limitBreach);
     throw new DomainError(rejection);
   }
   const { payoutId, status, amountCents, feeCents, createdAt } = opening;
   return { kind: 'debited', payout: { payoutId, status, amountCents, feeCents, createdAt, trustedContact } };
 }
 answerOf.raises = DEBIT_REJECTIONS;
+
+/** LIMIT_EXCEEDED, its details naming the limit the amount breaks. */
+function limitExceeded(payoutId: string, breach: LimitBreach | null): DomainError<'LIMIT_EXCEEDED'> {
+  if (!breach) throw new Error(`debit_pix_payout rejected payout ${payoutId} with LIMIT_EXCEEDED without naming the limit`);
+  const detail: LimitDetail = { path: 'body.amount', message: REFUSALS.LIMIT_EXCEEDED.message(breach), ...breach };
+  return new DomainError('LIMIT_EXCEEDED', breach, [detail]);
+}
 
 // Declared last: they name the steps above. The debit answers through outcomeOf (the queue's and the direct call's alike).
 pay.raises = refusals(holdForApproval, outcomeOf, answerOf, 'PAYMENT_NOT_DEBITED');

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../config.ts';
 import { PostingQueue } from '../ledger/posting-queue.ts';
 import { callPostingBatch, callPostingFunction } from '../ledger/store.ts';
-import { DomainError, refusals } from '../shared/errors.ts';
+import { DomainError, refusals, type LimitBreach } from '../shared/errors.ts';
 import { newCuid } from '../shared/ids.ts';
 import { isoUtc } from '../shared/pagination.ts';
 import type { WorkflowStart } from '../temporal/workflow-start.ts';
@@ -26,15 +26,22 @@ export interface DebitRow {
   reason: string | null;
   fee_cents: string | null;
   created_at: string | null;
+  /** A payout REJECTED with LIMIT_EXCEEDED: the limit it broke. */
+  details: LimitBreach | null;
 }
 
-/** What the debit came to: PROCESSING or REJECTED, or PENDING for a payout recorded earlier whose workflow debits it. */
-export type DebitOutcome = { kind: 'decided'; opening: PayoutOpening } | { kind: 'pending'; payoutId: string; amountCents: string };
+/**
+ * What the debit came to: PROCESSING or REJECTED (with the limit broken, for LIMIT_EXCEEDED), or PENDING for a payout
+ * recorded earlier whose workflow debits it.
+ */
+export type DebitOutcome =
+  | { kind: 'decided'; opening: PayoutOpening; limitBreach: LimitBreach | null }
+  | { kind: 'pending'; payoutId: string; amountCents: string };
 
 /** 3 movements and 4 entries at most; cuid2 ids are made here, where the library is. */
 const newPostingIds = (): string[] => Array.from({ length: 7 }, newCuid);
 
-const ANSWER = `code, status, reason, fee_cents::text as fee_cents, ${isoUtc('created_at')} as created_at`;
+const ANSWER = `code, status, reason, fee_cents::text as fee_cents, ${isoUtc('created_at')} as created_at, details`;
 
 const DEBIT_PARAMS = ['', '::uuid', '::uuid', '', '::bigint', '', '', '::jsonb', '::jsonb', '', '', '', '::text[]', '::jsonb'];
 
@@ -88,6 +95,7 @@ export function outcomeOf(d: PayoutDebit, row: DebitRow): DebitOutcome {
       reason: row.reason,
       createdAt: row.created_at!,
     },
+    limitBreach: row.details,
   };
 }
 outcomeOf.raises = DEBIT_REFUSALS;

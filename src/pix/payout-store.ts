@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { LimitBreach } from '../shared/errors.ts';
 import { isoUtc } from '../shared/pagination.ts';
 import type { PixKeyType } from './keys.ts';
 import type { Beneficiary } from './provider.ts';
@@ -37,6 +38,8 @@ export interface PixPayout {
   requestHash: string;
   state: PixPayoutState;
   reason: string | null;
+  /** REJECTED with LIMIT_EXCEEDED: the limit the amount broke. */
+  limitBreach: LimitBreach | null;
   movementId: string | null;
   endToEndId: string | null;
   refundedCents: bigint;
@@ -59,6 +62,7 @@ interface PixPayoutRow {
   request_hash: string;
   status: PixPayoutState;
   reason: string | null;
+  refusal_details: LimitBreach | null;
   movement_id: string | null;
   end_to_end_id: string | null;
   refunded_cents: string;
@@ -66,7 +70,7 @@ interface PixPayoutRow {
 }
 
 const COLUMNS = `p.id, p.tenant_id, p.account_id, p.channel, p.amount_cents::text as amount_cents, p.fee_cents::text as fee_cents, p.pix_key,
-  p.pix_key_type, p.beneficiary, p.qr, p.description, p.request_hash, p.status, p.reason, p.movement_id, p.end_to_end_id,
+  p.pix_key_type, p.beneficiary, p.qr, p.description, p.request_hash, p.status, p.reason, p.refusal_details, p.movement_id, p.end_to_end_id,
   p.refunded_cents::text as refunded_cents, ${isoUtc('p.created_at')} as created_at`;
 
 function toPixPayout(r: PixPayoutRow): PixPayout {
@@ -85,6 +89,7 @@ function toPixPayout(r: PixPayoutRow): PixPayout {
     requestHash: r.request_hash,
     state: r.status,
     reason: r.reason,
+    limitBreach: r.refusal_details,
     movementId: r.movement_id,
     endToEndId: r.end_to_end_id,
     refundedCents: BigInt(r.refunded_cents),

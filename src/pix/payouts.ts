@@ -67,7 +67,9 @@ export async function retriedQrPayout(
   if (!recorded) return null;
   if (recorded.qr?.location !== location || (amountCents !== undefined && amountCents !== recorded.amountCents)) throw idempotencyConflict();
   const opening = openingOf(recorded);
-  const outcome: DebitOutcome = opening ? { kind: 'decided', opening } : { kind: 'pending', payoutId: recorded.id, amountCents: recorded.amountCents.toString() };
+  const outcome: DebitOutcome = opening
+    ? { kind: 'decided', opening, limitBreach: recorded.limitBreach }
+    : { kind: 'pending', payoutId: recorded.id, amountCents: recorded.amountCents.toString() };
   return { outcome, receiver: recorded };
 }
 retriedQrPayout.raises = refusals('IDEMPOTENCY_KEY_REUSED');

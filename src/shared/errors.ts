@@ -10,6 +10,21 @@ export interface ErrorDetail {
   message: string;
 }
 
+/** A debit's limit: its channel and period, as LIMIT_EXCEEDED names them. */
+export type LimitChannel = 'PIX' | 'TEV';
+export type LimitPeriod = 'TRANSACTION' | 'DAY' | 'NIGHT' | 'MONTH';
+
+/** A limit a debit breaks, as `limit_check` (src/ledger/sql/posting.sql) answers it: its value and what remained, in cents. */
+export interface LimitBreach {
+  channel: LimitChannel;
+  period: LimitPeriod;
+  limitCents: string;
+  remainingCents: string;
+}
+
+/** LIMIT_EXCEEDED's detail: the refused amount's path, and the limit it breaks. */
+export type LimitDetail = ErrorDetail & LimitBreach;
+
 export class AppError extends Error {
   readonly status: number;
   readonly code: string;
@@ -113,6 +128,15 @@ export const REFUSALS = {
     code: 'INTERNAL_ERROR',
     message: 'The payment could not be debited and nothing moved; the request id in X-Request-Id helps support find it',
   },
+  // Transaction limits (`limit_check`, src/ledger/sql/posting.sql): a TEV is rejected with this reason instead
+  LIMIT_EXCEEDED: {
+    message: ({ channel, period, limitCents, remainingCents }: LimitBreach) =>
+      period === 'TRANSACTION'
+        ? `The amount is above the ${channel} limit per transaction of ${limitCents} cents`
+        : `The amount is above what remains of the ${channel} ${period.toLowerCase()} limit: ${remainingCents} of ${limitCents} cents`,
+  },
+  LIMIT_ABOVE_MAXIMUM: { message: ({ which }: { which: string[] }) => `Above the most the tenant allows: ${which.join('; ')}` },
+  NIGHT_LIMIT_ABOVE_DAY: { message: ({ which }: { which: string[] }) => `A night limit cannot be above its channel's day limit: ${which.join('; ')}` },
   // Dual approval
   NOT_APPROVER: { message: 'Only the approver of this account can decide this request' },
   APPROVAL_ALREADY_DECIDED: { message: 'This approval request was already decided, was cancelled or has expired' },

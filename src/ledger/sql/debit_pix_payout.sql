@@ -2,6 +2,9 @@
 -- (the payout recorded REJECTED) or accepted, answered as `debit`: the payer's movement and what the tenant's side
 -- needs, for `post_pix_debits` to post and the caller to record the payout after its movement.
 drop function if exists debit_pix_payout_payer(text, uuid, uuid, text, bigint, text, text, jsonb, jsonb, text, text, text, text[], jsonb);
+-- Its answer gained `details` (a limit's refusal): a return type changes only by dropping the function.
+drop function if exists debit_pix_payout_payer(text, uuid, uuid, text, bigint, text, text, jsonb, jsonb, text, text, text, text[], bigint);
+drop function if exists debit_pix_payout(text, uuid, uuid, text, bigint, text, text, jsonb, jsonb, text, text, text, text[], jsonb);
 create or replace function debit_pix_payout_payer(
   p_payout_id text,
   p_tenant_id uuid,
@@ -17,7 +20,7 @@ create or replace function debit_pix_payout_payer(
   p_request_hash text,
   p_ids text[],               -- cuid2 ids made by the caller: 3 movements, then 4 entries
   p_debited bigint            -- what debits accepted earlier in the same transaction take from this payer, not posted yet
-) returns table (code text, status text, reason text, fee_cents bigint, created_at timestamptz, debit jsonb)
+) returns table (code text, status text, reason text, fee_cents bigint, created_at timestamptz, details jsonb, debit jsonb)
 language plpgsql as $$
 #variable_conflict use_column
 declare
@@ -25,9 +28,14 @@ declare
   v_fee bigint;
   v_reason text;
   v_payout pix_payout;
+  -- The limits: the one a debit breaks, else the periods it is counted in (limit_check).
+  v_limit_refusal jsonb;
+  v_period text;
+  v_period_of date;
+  v_month_of date;
   v_now timestamptz;
 begin
-  select a.id, a.balance_cents, a.agency, a.number, a.pix_account_id,
+  select a.id, a.balance_cents, a.agency, a.number, a.pix_account_id, h.type as holder_type,
          account_may_move_money(a.status, h.status, h.onboarding_step) as may_move,
          case when p_channel = 'QR_CODE_OUT' then f.qr_out else f.pix_out end as fee
     into v_src
@@ -44,7 +52,7 @@ begin
     if v_payout.request_hash <> p_request_hash then code := 'IDEMPOTENCY_KEY_REUSED'; return next; return; end if;
     -- Recorded by a version that debited in the workflow, and not debited yet: its workflow debits it.
     return query select case when v_payout.status = 'REQUESTED' then 'PENDING' else 'RECORDED' end,
-                        v_payout.status, v_payout.reason, v_payout.fee_cents, v_payout.created_at, null::jsonb;
+                        v_payout.status, v_payout.reason, v_payout.fee_cents, v_payout.created_at, v_payout.refusal_details, null::jsonb;
     return;
   end if;
 
@@ -53,22 +61,33 @@ begin
     when not v_src.may_move then 'SOURCE_NOT_ACTIVE'
     when v_src.balance_cents - p_debited < p_amount + v_fee then 'INSUFFICIENT_BALANCE'
   end;
+  -- The payer's Pix limits last, counted at once: a later debit of the same payer in this batch sees this one.
+  if v_reason is null then
+    select * into v_limit_refusal, v_period, v_period_of, v_month_of
+      from limit_check(p_tenant_id, p_account_id, v_src.holder_type, 'PIX', p_amount, p_pix_key, null, null);
+    if v_limit_refusal is not null then v_reason := 'LIMIT_EXCEEDED'; end if;
+  end if;
   if v_reason is not null then
     insert into pix_payout (id, tenant_id, account_id, channel, amount_cents, fee_cents, pix_key, pix_key_type, beneficiary, qr,
-                            description, idempotency_key, request_hash, status, reason)
+                            description, idempotency_key, request_hash, status, reason, refusal_details)
     values (p_payout_id, p_tenant_id, p_account_id, p_channel, p_amount, v_fee, p_pix_key, p_pix_key_type, p_beneficiary, p_qr,
-            p_description, p_idempotency_key, p_request_hash, 'REJECTED', v_reason)
+            p_description, p_idempotency_key, p_request_hash, 'REJECTED', v_reason,
+            case when v_reason = 'LIMIT_EXCEEDED' then v_limit_refusal end)
     returning * into v_payout;
-    return query select 'REJECTED', v_payout.status, v_reason, v_fee, v_payout.created_at, null::jsonb;
+    return query select 'REJECTED', v_payout.status, v_reason, v_fee, v_payout.created_at, v_payout.refusal_details, null::jsonb;
     return;
+  end if;
+  if v_month_of is not null then
+    perform count_limits(p_account_id, 'PIX', p_amount, v_period, v_period_of, v_month_of);
   end if;
 
   -- Accepted: the payout is PROCESSING from the transaction's start (its created_at), its debit timed now.
   v_now := clock_timestamp();
-  return query select 'PROCESSING', 'PROCESSING', null::text, v_fee, now(), jsonb_build_object(
+  return query select 'PROCESSING', 'PROCESSING', null::text, v_fee, now(), null::jsonb, jsonb_build_object(
     'payout_id', p_payout_id, 'tenant_id', p_tenant_id, 'account_id', p_account_id, 'channel', p_channel, 'amount', p_amount,
     'fee', v_fee, 'pix_key', p_pix_key, 'pix_key_type', p_pix_key_type, 'beneficiary', p_beneficiary, 'qr', p_qr,
     'description', p_description, 'idempotency_key', p_idempotency_key, 'request_hash', p_request_hash, 'ids', to_jsonb(p_ids),
+    'limit_period', v_period, 'limit_period_of', v_period_of, 'limit_month_of', v_month_of,
     'movement', jsonb_build_object(
       'id', p_ids[1], 'account_id', v_src.id, 'operation_id', p_payout_id, 'source', p_channel, 'channel', 'PIX', 'direction', 'DEBIT',
       'status', 'PENDING', 'payout_status', 'PROCESSING', 'status_external', 'PROCESSING', 'amount', p_amount, 'fee', v_fee,
@@ -91,9 +110,9 @@ end $$;
 create or replace function debit_pix_payout(
   p_payout_id text, p_tenant_id uuid, p_account_id uuid, p_channel text, p_amount bigint, p_pix_key text, p_pix_key_type text,
   p_beneficiary jsonb, p_qr jsonb, p_description text, p_idempotency_key text, p_request_hash text, p_ids text[], p_handoff jsonb
-) returns table (code text, status text, reason text, fee_cents bigint, created_at timestamptz)
+) returns table (code text, status text, reason text, fee_cents bigint, created_at timestamptz, details jsonb)
 language sql volatile as $$
-  select b.code, b.status, b.reason, b.fee_cents, b.created_at
+  select b.code, b.status, b.reason, b.fee_cents, b.created_at, b.details
     from debit_pix_payout_batch(jsonb_build_array(jsonb_build_object(
            'payout_id', p_payout_id, 'tenant_id', p_tenant_id, 'account_id', p_account_id, 'channel', p_channel, 'amount', p_amount,
            'pix_key', p_pix_key, 'pix_key_type', p_pix_key_type, 'beneficiary', p_beneficiary, 'qr', p_qr, 'description', p_description,

@@ -1,6 +1,8 @@
+-- Its answer gained `details` (a limit's refusal): a return type changes only by dropping the function.
+drop function if exists debit_pix_payout_batch(jsonb);
 -- Generic plans: PostgreSQL otherwise planned its statements on the batch's JSON again at every call.
-create or replace function debit_pix_payout_batch(p_items jsonb)
-returns table (ord bigint, code text, status text, reason text, fee_cents bigint, created_at timestamptz)
+create function debit_pix_payout_batch(p_items jsonb)
+returns table (ord bigint, code text, status text, reason text, fee_cents bigint, created_at timestamptz, details jsonb)
 language plpgsql set plan_cache_mode = force_generic_plan as $$
 #variable_conflict use_column
 declare
@@ -23,7 +25,7 @@ begin
       -- The same request twice in one batch: the second answers as the first (accepted, not recorded yet).
       return query select r.ord,
         case when v_accepted->(r.item->>'payout_id')->>'request_hash' <> r.item->>'request_hash' then 'IDEMPOTENCY_KEY_REUSED' else 'RECORDED' end,
-        'PROCESSING', null::text, (v_accepted->(r.item->>'payout_id')->>'fee')::bigint, now();
+        'PROCESSING', null::text, (v_accepted->(r.item->>'payout_id')->>'fee')::bigint, now(), null::jsonb;
       continue;
     end if;
     select * into d from debit_pix_payout_payer(
@@ -39,18 +41,21 @@ begin
       -- The settlement workflow's hand-off, due at once: no request waits for Temporal, the reconciler starts it.
       if nullif(r.item->'handoff', 'null'::jsonb) is not null then v_handoffs := v_handoffs || jsonb_build_array(r.item->'handoff'); end if;
     end if;
-    return query select r.ord, d.code, d.status, d.reason, d.fee_cents, d.created_at;
+    return query select r.ord, d.code, d.status, d.reason, d.fee_cents, d.created_at, d.details;
   end loop;
 
   if jsonb_array_length(v_debits) > 0 then
     perform post_pix_debits(v_debits);
     insert into pix_payout (id, tenant_id, account_id, channel, amount_cents, fee_cents, pix_key, pix_key_type, beneficiary, qr,
-                            description, idempotency_key, request_hash, status, movement_id)
+                            description, idempotency_key, request_hash, status, movement_id, limit_period, limit_period_of,
+                            limit_month_of)
     select p.payout_id, p.tenant_id, p.account_id, p.channel, p.amount, p.fee, p.pix_key, p.pix_key_type, p.beneficiary,
-           nullif(p.qr, 'null'::jsonb), p.description, p.idempotency_key, p.request_hash, 'PROCESSING', p.ids[1]
+           nullif(p.qr, 'null'::jsonb), p.description, p.idempotency_key, p.request_hash, 'PROCESSING', p.ids[1], p.limit_period,
+           p.limit_period_of, p.limit_month_of
       from jsonb_to_recordset(v_debits) as p(payout_id text, tenant_id uuid, account_id uuid, channel text, amount bigint, fee bigint,
                                              pix_key text, pix_key_type text, beneficiary jsonb, qr jsonb, description text,
-                                             idempotency_key text, request_hash text, ids text[]);
+                                             idempotency_key text, request_hash text, ids text[], limit_period text,
+                                             limit_period_of date, limit_month_of date);
   end if;
   if jsonb_array_length(v_handoffs) > 0 then perform record_workflow_starts(v_handoffs, true); end if;
 end $$;

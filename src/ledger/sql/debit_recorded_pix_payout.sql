@@ -12,13 +12,19 @@ declare
   v_settlement uuid;
   v_revenue uuid;
   v_reason text;
+  -- The limits: the one a debit breaks, else the periods it is counted in (limit_check).
+  v_limit_refusal jsonb;
+  v_period text;
+  v_period_of date;
+  v_month_of date;
   v_now timestamptz;
   v_common jsonb;
 begin
   -- The debit of a payout recorded REQUESTED by a version that debited in the settlement workflow, for the runs
   -- recorded before the debit moved into the request, by the rules of debit_pix_payout_payer: the fee in force (the
-  -- account's, else the tenant's, else 0), refused (REJECTED) when the account may not move money or its balance does
-  -- not cover amount and fee, else they leave it (PROCESSING) for the settlement and fee revenue accounts. A payout
+  -- account's, else the tenant's, else 0), refused (REJECTED) when the account may not move money, its balance does
+  -- not cover amount and fee or the amount breaks its Pix limits, else they leave it (PROCESSING) for the settlement
+  -- and fee revenue accounts. A payout
   -- debited or refused already answers as it stands.
   select * into v_payout from pix_payout p where p.id = p_payout_id for update;
   if v_payout.id is null then raise exception 'unknown payout %', p_payout_id; end if;
@@ -38,8 +44,16 @@ begin
       when not v_payer.may_move then 'SOURCE_NOT_ACTIVE'
       when v_payer.balance_cents < v_payout.amount_cents + v_fee then 'INSUFFICIENT_BALANCE'
     end;
+    if v_reason is null then
+      select * into v_limit_refusal, v_period, v_period_of, v_month_of
+        from limit_check(v_payout.tenant_id, v_payer.id, v_payer.holder_type, 'PIX', v_payout.amount_cents, v_payout.pix_key, null, null);
+      if v_limit_refusal is not null then v_reason := 'LIMIT_EXCEEDED'; end if;
+    end if;
 
     if v_reason is null then
+      if v_month_of is not null then
+        perform count_limits(v_payer.id, 'PIX', v_payout.amount_cents, v_period, v_period_of, v_month_of);
+      end if;
       v_now := clock_timestamp();
       v_common := jsonb_build_object(
         'operation_id', v_payout.id, 'channel', 'PIX', 'fee', 0, 'external_ref', null, 'end_to_end_id', null,
@@ -75,7 +89,11 @@ begin
 
     update pix_payout p
        set status = case when v_reason is null then 'PROCESSING' else 'REJECTED' end, reason = v_reason, fee_cents = v_fee,
-           movement_id = case when v_reason is null then p_ids[1] end
+           movement_id = case when v_reason is null then p_ids[1] end,
+           limit_period = case when v_reason is null then v_period end,
+           limit_period_of = case when v_reason is null then v_period_of end,
+           limit_month_of = case when v_reason is null then v_month_of end,
+           refusal_details = case when v_reason = 'LIMIT_EXCEEDED' then v_limit_refusal end
      where p.id = v_payout.id
     returning * into v_payout;
   end if;

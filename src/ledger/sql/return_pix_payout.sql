@@ -1,5 +1,6 @@
 -- Money of a payout back to its payer: the whole amount and fee when the provider failed or cancelled it
--- (`reverse_pix_payout`), or what the receiver returned of a settled one (`refund_pix_payout`). Each locks the payout
+-- (`reverse_pix_payout`), or what the receiver returned of a settled one (`refund_pix_payout`); the amount is given
+-- back to the limits' periods the debit was counted in (give_back_limits), those not over yet. Each locks the payout
 -- first, so the steps of one payout run one after the other, and answers what its event needs. The events' data is
 -- defined in src/events/catalog.ts; test/domain/events.test.ts parses what is written here with it.
 
@@ -74,6 +75,10 @@ begin
 
   select * into v_return from post_pix_payout_return(v_payout, v_payout.amount_cents, coalesce(v_payout.fee_cents, 0),
                                                      'Estorno: ' || p_reason, null, p_ids);
+  if v_payout.limit_month_of is not null then
+    perform give_back_limits(v_payout.account_id, 'PIX', v_payout.amount_cents, v_payout.limit_period, v_payout.limit_period_of,
+                             v_payout.limit_month_of);
+  end if;
   -- The debit, and the settlement account's credit of the same operation, are marked failed.
   update movement m set payout_status = p_state, status = 'FAILED', status_external = 'FAILURE' where m.id = v_payout.movement_id;
   update movement m set status = 'FAILED', status_external = 'FAILURE'
@@ -114,6 +119,9 @@ begin
   if p_amount <= 0 or p_amount > left_cents then code := 'RETURN_EXCEEDS_PAYOUT'; return next; return; end if;
 
   select * into v_return from post_pix_payout_return(v_payout, p_amount, 0, 'Devolução de Pix enviado', p_end_to_end_id, p_ids);
+  if v_payout.limit_month_of is not null then
+    perform give_back_limits(v_payout.account_id, 'PIX', p_amount, v_payout.limit_period, v_payout.limit_period_of, v_payout.limit_month_of);
+  end if;
   update movement m set payout_status = 'REFUNDED' where m.id = v_payout.movement_id;
   update pix_payout p set status = 'REFUNDED', refunded_cents = p.refunded_cents + p_amount where p.id = v_payout.id;
 

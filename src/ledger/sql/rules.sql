@@ -103,3 +103,82 @@ language sql stable as $$
          or (c.kind = 'ACCOUNT' and c.branch = lpad(coalesce(nullif(ltrim(p_branch, '0'), ''), '0'), 4, '0')
              and c.account_number = ltrim(p_account, '0'))))
 $$;
+
+-- Transaction limits (issue 25). An account's debits are limited per channel (PIX, TEV): per transaction, per day
+-- period (06:00 to the night start), per night period (the night start to 06:00) and per calendar month, in
+-- America/Sao_Paulo. The values in force are the account's own (account_limit), else its tenant's defaults for its
+-- holder type and channel (limit_policy), never above the tenant's maximum; with neither, there is no limit.
+
+-- The time the limits' periods are read at: now, or the time a test sets for its transaction
+-- (`set_config('banking.limits_clock', '2026-11-24T19:59:59-03:00', true)`), so the boundaries are tested without
+-- waiting for them.
+create or replace function limits_clock() returns timestamptz
+language sql volatile as $$
+  select coalesce(nullif(current_setting('banking.limits_clock', true), '')::timestamptz, clock_timestamp())
+$$;
+
+-- The periods a moment falls in for an account whose night starts at p_night_start_hour (20 or 22): DAY from 06:00 to
+-- the night start, NIGHT from the night start to 06:00 the next day, each keyed by the São Paulo date it began; and the
+-- calendar month, by its first day.
+create or replace function limit_periods(p_at timestamptz, p_night_start_hour smallint)
+returns table (period text, period_of date, month_of date)
+language sql stable parallel safe as $$
+  select case when t.local::time >= time '06:00' and t.local::time < make_time(p_night_start_hour, 0, 0) then 'DAY' else 'NIGHT' end,
+         case when t.local::time < time '06:00' then t.local::date - 1 else t.local::date end,
+         date_trunc('month', t.local)::date
+    from (select p_at at time zone 'America/Sao_Paulo' as local) t
+$$;
+
+-- An account's limits on a channel at a moment: the values in force (null: no limit), the tenant's maximums (null: no
+-- policy), the night start, the periods the moment falls in, and what the account has sent in them (0 once a period is
+-- over). Always one row; each table read by its primary key.
+create or replace function limit_state(p_tenant_id uuid, p_account_id uuid, p_holder_type text, p_channel text, p_at timestamptz)
+returns table (per_transaction_cents bigint, day_cents bigint, night_cents bigint, month_cents bigint,
+               max_per_transaction_cents bigint, max_day_cents bigint, max_night_cents bigint, max_month_cents bigint,
+               night_start_hour smallint, period text, period_of date, month_of date, period_used_cents bigint, month_used_cents bigint)
+language sql stable as $$
+  -- least() skips nulls: the account's own value, else the tenant's default, never above the tenant's maximum.
+  select least(coalesce(o.per_transaction, p.per_transaction_cents), p.max_per_transaction_cents),
+         least(coalesce(o.day, p.day_cents), p.max_day_cents),
+         least(coalesce(o.night, p.night_cents), p.max_night_cents),
+         least(coalesce(o.month, p.month_cents), p.max_month_cents),
+         p.max_per_transaction_cents, p.max_day_cents, p.max_night_cents, p.max_month_cents,
+         w.night_start_hour, w.period, w.period_of, w.month_of,
+         case when w.period = 'DAY' and u.day_of = w.period_of then u.day_used_cents
+              when w.period = 'NIGHT' and u.night_of = w.period_of then u.night_used_cents
+              else 0 end,
+         case when u.month_of = w.month_of then u.month_used_cents else 0 end
+    from (select) one
+    left join limit_policy p on p.tenant_id = p_tenant_id and p.holder_type = p_holder_type and p.channel = p_channel
+    left join account_limit a on a.account_id = p_account_id
+    cross join lateral (
+      select case p_channel when 'PIX' then a.pix_per_transaction_cents else a.tev_per_transaction_cents end as per_transaction,
+             case p_channel when 'PIX' then a.pix_day_cents else a.tev_day_cents end as day,
+             case p_channel when 'PIX' then a.pix_night_cents else a.tev_night_cents end as night,
+             case p_channel when 'PIX' then a.pix_month_cents else a.tev_month_cents end as month) o
+    cross join lateral (select coalesce(a.night_start_hour, 20::smallint) as night_start_hour, lp.*
+                          from limit_periods(p_at, coalesce(a.night_start_hour, 20::smallint)) lp) w
+    left join account_limit_usage u on u.account_id = p_account_id and u.channel = p_channel
+$$;
+
+-- Which limit a debit of p_amount breaks, given its account's limit_state, or null when it breaks none: the one per
+-- transaction, then the current day or night period's (not at night for a payment exempt from the night limit: to a
+-- trusted contact, is_trusted_contact), then the month's. As the refusal's details say it: the channel, the period (TRANSACTION, DAY,
+-- NIGHT, MONTH), the limit and what remained of it, in cents as text.
+create or replace function limit_refusal(
+  p_channel text, p_amount bigint, p_night_exempt boolean, p_per_transaction_cents bigint, p_period text, p_period_cents bigint,
+  p_period_used_cents bigint, p_month_cents bigint, p_month_used_cents bigint
+) returns jsonb
+language sql immutable parallel safe as $$
+  select case
+    when p_amount > p_per_transaction_cents then
+      jsonb_build_object('channel', p_channel, 'period', 'TRANSACTION', 'limitCents', p_per_transaction_cents::text,
+                         'remainingCents', p_per_transaction_cents::text)
+    when not (p_period = 'NIGHT' and p_night_exempt) and p_period_used_cents + p_amount > p_period_cents then
+      jsonb_build_object('channel', p_channel, 'period', p_period, 'limitCents', p_period_cents::text,
+                         'remainingCents', greatest(p_period_cents - p_period_used_cents, 0)::text)
+    when p_month_used_cents + p_amount > p_month_cents then
+      jsonb_build_object('channel', p_channel, 'period', 'MONTH', 'limitCents', p_month_cents::text,
+                         'remainingCents', greatest(p_month_cents - p_month_used_cents, 0)::text)
+  end
+$$;
