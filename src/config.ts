@@ -161,6 +161,11 @@ const schema = z
      * rules, and production allows 24 to 48 h. Development and tests may shorten it to watch a contact become trusted.
      */
     TRUSTED_CONTACT_DELAY_MS: positiveMs.default(DAY_MS),
+    /**
+     * Hours before a holder's raised transaction limit (or later night start) is in force: the Pix rules ask for at
+     * least 24 and at most 48.
+     */
+    LIMIT_INCREASE_DELAY: z.coerce.number().min(24, 'must be at least 24 (hours)').max(48, 'must be at most 48 (hours)').default(24),
     /** Longest a request is answered in: then 503 UNAVAILABLE (a dependency, usually the database, does not answer). */
     REQUEST_DEADLINE_MS: positiveMs.default(20_000),
     /** How long an HTTP caller waits for a TEV outcome before getting `submitted_unknown`. */

@@ -24,7 +24,9 @@ describe('loadConfig', () => {
       TEMPORAL_NAMESPACE: 'default',
       SANDBOX: false,
       publicBaseUrl: 'http://127.0.0.1:3000',
+      LIMIT_INCREASE_DELAY: 24,
     });
+    expect(loadConfig({ LIMIT_INCREASE_DELAY: '36.5' }, freshDataDir()).LIMIT_INCREASE_DELAY).toBe(36.5);
   });
 
   test.each([
@@ -39,6 +41,9 @@ describe('loadConfig', () => {
     ['PIX_PROVIDER_WEBHOOK_SECRET', { PIX_PROVIDER_WEBHOOK_SECRET: 'whsec_c2hvcnQ=' }],
     ['SANDBOX', { SANDBOX: 'maybe' }],
     ['LOG_LEVEL', { LOG_LEVEL: 'loud' }],
+    ['LIMIT_INCREASE_DELAY', { LIMIT_INCREASE_DELAY: '23.5' }],
+    ['LIMIT_INCREASE_DELAY', { LIMIT_INCREASE_DELAY: '49' }],
+    ['LIMIT_INCREASE_DELAY', { LIMIT_INCREASE_DELAY: 'a day' }],
   ])('a bad %s is refused with a message naming it', (variable, env) => {
     let error: unknown;
     try {

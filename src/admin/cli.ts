@@ -7,6 +7,7 @@ import { loadConfig } from '../config.ts';
 import { openDatabase } from '../database.ts';
 import { feeCommands } from '../fees/admin.ts';
 import { identityCommands } from '../identity/admin.ts';
+import { limitCommands } from '../limits/admin.ts';
 import { AppError, DomainError } from '../shared/errors.ts';
 import { connectTemporal, type Temporal } from '../temporal/connection.ts';
 import { tenantCommands } from '../tenants/admin.ts';
@@ -14,7 +15,7 @@ import { CommandError, type AdminCommand } from '../cli/command.ts';
 import { webhookCommands } from '../webhooks/admin.ts';
 import { systemCommands } from './system.ts';
 
-const commands: Record<string, AdminCommand> = { ...tenantCommands, ...identityCommands, ...feeCommands, ...webhookCommands, ...approvalCommands, ...systemCommands };
+const commands: Record<string, AdminCommand> = { ...tenantCommands, ...identityCommands, ...feeCommands, ...limitCommands, ...webhookCommands, ...approvalCommands, ...systemCommands };
 
 function fail(code: string, message: string, exitCode = 1): never {
   process.stderr.write(`${JSON.stringify({ code, message })}\n`);

@@ -2,6 +2,7 @@ import { Router, type Express } from 'express';
 import { registerContactRoutes } from '../contacts/routes.ts';
 import { holderAuthenticator } from '../identity/authenticator.ts';
 import { registerIdentityRoutes } from '../identity/routes.ts';
+import { registerLimitRoutes } from '../limits/routes.ts';
 import { registerPixLocationRoutes } from '../pix/location-routes.ts';
 import { registerApprovalRoutes } from '../payments/approval-routes.ts';
 import type { PaymentContext } from '../payments/context.ts';
@@ -22,6 +23,7 @@ export function createHolderApp(platform: PaymentContext): Express {
   const registry = createRegistry('holder');
   const auth = holderAuthenticator(platform);
   registerIdentityRoutes(router, registry, platform, auth);
+  registerLimitRoutes(router, registry, platform, auth);
   registerHolderTevRoutes(router, registry, auth);
   registerHolderTevPaymentRoutes(router, registry, platform, auth);
   registerApprovalRoutes(router, registry, platform, auth);

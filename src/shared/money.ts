@@ -50,22 +50,30 @@ export const reaisAmountSchema = reaisFrom(1n, `must be greater than 0 and at mo
 export const reaisLimitSchema = reaisFrom(0n, `must be 0 or more and at most ${MAX_AMOUNT_CENTS / 100n} reais`);
 
 /**
- * `*Cents` fields: a positive whole number of cents, as a JSON integer or a string of digits only: no blank, sign,
- * point or exponent (`" 10 "` is refused, not trimmed).
+ * `*Cents` fields: a whole number of cents from `minimumCents`, as a JSON integer or a string of digits only: no blank,
+ * sign, point or exponent (`" 10 "` is refused, not trimmed).
  */
-export const centsAmountSchema = z
-  .union([z.number(), z.string()])
-  .transform((value, ctx) => {
-    const text = typeof value === 'number' ? (Number.isSafeInteger(value) ? String(value) : '') : value;
-    if (!/^\d{1,15}$/.test(text)) {
-      ctx.addIssue({ code: 'custom', message: 'must be a whole number of cents, digits only, e.g. "1050"' });
-      return z.NEVER;
-    }
-    const cents = BigInt(text);
-    if (cents <= 0n || cents > MAX_AMOUNT_CENTS) {
-      ctx.addIssue({ code: 'custom', message: `must be between 1 and ${MAX_AMOUNT_CENTS} cents` });
-      return z.NEVER;
-    }
-    return cents;
-  })
-  .openapi({ type: ['string', 'integer'], pattern: '^\\d{1,15}$', minimum: 1, example: '1050' });
+function centsFrom(minimumCents: bigint) {
+  return z
+    .union([z.number(), z.string()])
+    .transform((value, ctx) => {
+      const text = typeof value === 'number' ? (Number.isSafeInteger(value) ? String(value) : '') : value;
+      if (!/^\d{1,15}$/.test(text)) {
+        ctx.addIssue({ code: 'custom', message: 'must be a whole number of cents, digits only, e.g. "1050"' });
+        return z.NEVER;
+      }
+      const cents = BigInt(text);
+      if (cents < minimumCents || cents > MAX_AMOUNT_CENTS) {
+        ctx.addIssue({ code: 'custom', message: `must be between ${minimumCents} and ${MAX_AMOUNT_CENTS} cents` });
+        return z.NEVER;
+      }
+      return cents;
+    })
+    .openapi({ type: ['string', 'integer'], pattern: '^\\d{1,15}$', minimum: Number(minimumCents), example: '1050' });
+}
+
+/** An amount's `*Cents`: greater than 0. */
+export const centsAmountSchema = centsFrom(1n);
+
+/** A limit's `*Cents` (transaction limits): the same form, 0 included (nothing may be sent). */
+export const centsLimitSchema = centsFrom(0n);

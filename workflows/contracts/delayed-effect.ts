@@ -12,7 +12,7 @@
 import { defineSignal } from '@temporalio/workflow';
 import type { WorkflowStart } from '../../src/temporal/workflow-start.ts';
 
-export const DELAYED_EFFECT_KINDS = ['TRUSTED_CONTACT'] as const;
+export const DELAYED_EFFECT_KINDS = ['TRUSTED_CONTACT', 'LIMIT_INCREASE'] as const;
 export type DelayedEffectKind = (typeof DELAYED_EFFECT_KINDS)[number];
 
 export interface DelayedEffectInput {

@@ -135,6 +135,47 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/accounts/{accountId}/limits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's transaction limits: in force, used and remaining now, the night start, a pending raise */
+        get: operations["getLimits"];
+        /**
+         * Change limits (PIN): lowering is at once, raising waits LIMIT_INCREASE_DELAY and replaces a pending raise
+         * @description Each value given at or below the one in force, and an earlier night start (20:00), are in force at once. Each value above it, up to the tenant's maximum, and a later night start (22:00), wait in one request, in force `pending.effectiveAt` (LIMIT_INCREASE_DELAY after the request) unless cancelled first. A change replaces the pending request, if any: what it does not ask for again is dropped. A night limit may not be above its day limit.
+         */
+        put: operations["changeLimits"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accounts/{accountId}/limits/pending": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Cancel the pending raise; the limits in force stay as they are
+         * @description Needs no PIN: cancelling only keeps the account as restricted as it is.
+         */
+        delete: operations["cancelLimitIncrease"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/accounts/{accountId}/tev/beneficiary": {
         parameters: {
             query?: never;
@@ -521,7 +562,7 @@ export interface components {
              * @example An input is refused: `details` lists each refused input with its path and the rule it breaks
              */
             message: string;
-            /** @description Each refused input, for VALIDATION_ERROR */
+            /** @description Each refused input, for VALIDATION_ERROR; the limit broken, for LIMIT_EXCEEDED */
             details?: components["schemas"]["ErrorDetail"][];
         };
         ErrorDetail: {
@@ -532,6 +573,20 @@ export interface components {
             path: string;
             /** @example must be greater than 0 and at most 1000000000 reais */
             message: string;
+            /**
+             * @description LIMIT_EXCEEDED: the channel of the limit
+             * @enum {string}
+             */
+            channel?: "PIX" | "TEV";
+            /**
+             * @description LIMIT_EXCEEDED: which limit: per transaction, the day period, the night period or the calendar month (America/Sao_Paulo)
+             * @enum {string}
+             */
+            period?: "TRANSACTION" | "DAY" | "NIGHT" | "MONTH";
+            /** @description LIMIT_EXCEEDED: the limit in force, in cents */
+            limitCents?: string;
+            /** @description LIMIT_EXCEEDED: what remains of it in the current period, in cents */
+            remainingCents?: string;
         };
         Holder: {
             /**
@@ -660,6 +715,158 @@ export interface components {
              */
             monthlyGoal: number;
         };
+        AccountLimits: {
+            /**
+             * Format: uuid
+             * @example 8c5e2f1a-7b3d-4c9e-a2f6-1d0b9e8c7a65
+             */
+            accountId: string;
+            /**
+             * @description When the night period starts (America/Sao_Paulo); it ends at 06:00
+             * @enum {string}
+             */
+            nightStart: "20:00" | "22:00";
+            /**
+             * @description The period now, in America/Sao_Paulo
+             * @enum {string}
+             */
+            period: "DAY" | "NIGHT";
+            pix: components["schemas"]["ChannelLimits"];
+            tev: components["schemas"]["ChannelLimits"];
+            pending: components["schemas"]["PendingLimitIncrease"];
+        };
+        ChannelLimits: {
+            /**
+             * @description The limit per transaction in force; null: none
+             * @example 500000
+             */
+            perTransactionCents: string | null;
+            /**
+             * @description The limit per day period (06:00 to the night start) in force; null: none
+             * @example 1000000
+             */
+            dayCents: string | null;
+            /**
+             * @description The limit per night period (the night start to 06:00) in force; null: none
+             * @example 100000
+             */
+            nightCents: string | null;
+            /**
+             * @description The limit per calendar month in force; null: none
+             * @example 5000000
+             */
+            monthCents: string | null;
+            /** @description The tenant's maximums for this holder type and channel */
+            maximum: {
+                /**
+                 * @description The most this limit per transaction may be raised to; null: no maximum
+                 * @example 500000
+                 */
+                perTransactionCents: string | null;
+                /**
+                 * @description The most this limit per day period (06:00 to the night start) may be raised to; null: no maximum
+                 * @example 1000000
+                 */
+                dayCents: string | null;
+                /**
+                 * @description The most this limit per night period (the night start to 06:00) may be raised to; null: no maximum
+                 * @example 100000
+                 */
+                nightCents: string | null;
+                /**
+                 * @description The most this limit per calendar month may be raised to; null: no maximum
+                 * @example 5000000
+                 */
+                monthCents: string | null;
+            };
+            /**
+             * @description Sent in the current day or night period (`period`)
+             * @example 25000
+             */
+            periodUsedCents: string;
+            /**
+             * @description What remains of the current period's limit; null: no limit
+             * @example 975000
+             */
+            periodRemainingCents: string | null;
+            /**
+             * @description Sent this calendar month
+             * @example 125000
+             */
+            monthUsedCents: string;
+            /**
+             * @description What remains of the month's limit; null: no limit
+             * @example 4875000
+             */
+            monthRemainingCents: string | null;
+        };
+        /** @description A raise waiting for LIMIT_INCREASE_DELAY; null when none */
+        PendingLimitIncrease: {
+            /**
+             * @description The request; its workflow is `delayed-effect-limit-increase-<requestId>` (search attributes AccountId and DelayedEffectId)
+             * @example l4m8q2x6z0b3n7k1w5r9t2v6
+             */
+            requestId: string;
+            /** @enum {string} */
+            status: "PENDING";
+            /**
+             * Format: date-time
+             * @example 2026-11-22T13:45:07.123Z
+             */
+            requestedAt: string;
+            /**
+             * Format: date-time
+             * @description When it is in force, unless cancelled or replaced first
+             * @example 2026-11-23T13:45:07.123Z
+             */
+            effectiveAt: string;
+            /**
+             * @description A later night start, when requested
+             * @enum {string}
+             */
+            nightStart?: "20:00" | "22:00";
+            pix?: components["schemas"]["RequestedLimits"];
+            tev?: components["schemas"]["RequestedLimits"];
+        } | null;
+        RequestedLimits: {
+            /** @example 800000 */
+            perTransactionCents?: string;
+            /** @example 2000000 */
+            dayCents?: string;
+            /** @example 200000 */
+            nightCents?: string;
+            /** @example 8000000 */
+            monthCents?: string;
+        };
+        LimitsChange: {
+            pin?: string;
+            /**
+             * @description 22:00 is a raise (it waits); 20:00 is in force at once
+             * @enum {string}
+             */
+            nightStart?: "20:00" | "22:00";
+            /** @description Cents, as strings of digits or JSON integers, 0 or more */
+            pix?: {
+                /** @example 1050 */
+                perTransactionCents?: string | number;
+                /** @example 1050 */
+                dayCents?: string | number;
+                /** @example 1050 */
+                nightCents?: string | number;
+                /** @example 1050 */
+                monthCents?: string | number;
+            };
+            tev?: {
+                /** @example 1050 */
+                perTransactionCents?: string | number;
+                /** @example 1050 */
+                dayCents?: string | number;
+                /** @example 1050 */
+                nightCents?: string | number;
+                /** @example 1050 */
+                monthCents?: string | number;
+            };
+        };
         Beneficiary: {
             beneficiary: {
                 /** @example João Souza */
@@ -741,7 +948,7 @@ export interface components {
             /** @enum {string} */
             status: "FAILED";
             /** @enum {string} */
-            reason: "INSUFFICIENT_BALANCE" | "SOURCE_NOT_ACTIVE" | "DESTINATION_NOT_ACTIVE" | "AMOUNT_ABOVE_LIMIT" | "AMOUNT_BELOW_RECEIVE_FEE" | "APPROVAL_REQUIRED" | "SANDBOX_FAILURE";
+            reason: "INSUFFICIENT_BALANCE" | "SOURCE_NOT_ACTIVE" | "DESTINATION_NOT_ACTIVE" | "AMOUNT_ABOVE_LIMIT" | "AMOUNT_BELOW_RECEIVE_FEE" | "APPROVAL_REQUIRED" | "LIMIT_EXCEEDED" | "SANDBOX_FAILURE";
             /**
              * @description Integration API only: the HTTP status of the refusal
              * @enum {number}
@@ -2396,6 +2603,378 @@ export interface operations {
             503: components["responses"]["UNAVAILABLE"];
         };
     };
+    getLimits: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128 (e.g. `checkout-7f3a`). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                accountId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The account's limits */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "accountId": "8c5e2f1a-7b3d-4c9e-a2f6-1d0b9e8c7a65",
+                     *       "nightStart": "20:00",
+                     *       "period": "DAY",
+                     *       "pix": {
+                     *         "perTransactionCents": "500000",
+                     *         "dayCents": "1000000",
+                     *         "nightCents": "100000",
+                     *         "monthCents": "5000000",
+                     *         "maximum": {
+                     *           "perTransactionCents": "2000000",
+                     *           "dayCents": "5000000",
+                     *           "nightCents": "1000000",
+                     *           "monthCents": "20000000"
+                     *         },
+                     *         "periodUsedCents": "25000",
+                     *         "periodRemainingCents": "975000",
+                     *         "monthUsedCents": "25000",
+                     *         "monthRemainingCents": "4975000"
+                     *       },
+                     *       "tev": {
+                     *         "perTransactionCents": "500000",
+                     *         "dayCents": "1000000",
+                     *         "nightCents": "100000",
+                     *         "monthCents": "5000000",
+                     *         "maximum": {
+                     *           "perTransactionCents": "2000000",
+                     *           "dayCents": "5000000",
+                     *           "nightCents": "1000000",
+                     *           "monthCents": "20000000"
+                     *         },
+                     *         "periodUsedCents": "0",
+                     *         "periodRemainingCents": "1000000",
+                     *         "monthUsedCents": "0",
+                     *         "monthRemainingCents": "5000000"
+                     *       },
+                     *       "pending": {
+                     *         "requestId": "l4m8q2x6z0b3n7k1w5r9t2v6",
+                     *         "status": "PENDING",
+                     *         "requestedAt": "2026-11-22T13:45:07.123Z",
+                     *         "effectiveAt": "2026-11-23T13:45:07.123Z",
+                     *         "pix": {
+                     *           "dayCents": "2000000"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AccountLimits"];
+                };
+            };
+            400: components["responses"]["VALIDATION_ERROR"];
+            /** @description UNAUTHORIZED, HOLDER_BLOCKED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Missing, invalid, expired or revoked credentials; authenticate again"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /**
+                         * @description - `UNAUTHORIZED`: Missing, invalid, expired or revoked credentials; authenticate again
+                         *     - `HOLDER_BLOCKED`: Conta bloqueada. Procure o suporte.
+                         * @enum {string}
+                         */
+                        code?: "UNAUTHORIZED" | "HOLDER_BLOCKED";
+                    };
+                };
+            };
+            404: components["responses"]["NOT_FOUND"];
+            406: components["responses"]["NOT_ACCEPTABLE"];
+            408: components["responses"]["REQUEST_TIMEOUT"];
+            413: components["responses"]["PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["UNSUPPORTED_MEDIA_TYPE"];
+            431: components["responses"]["HEADERS_TOO_LARGE"];
+            500: components["responses"]["INTERNAL_ERROR"];
+            503: components["responses"]["UNAVAILABLE"];
+        };
+    };
+    changeLimits: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128 (e.g. `checkout-7f3a`). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                accountId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "pin": "2580",
+                 *       "nightStart": "22:00",
+                 *       "pix": {
+                 *         "dayCents": "2000000",
+                 *         "nightCents": "50000"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["LimitsChange"];
+            };
+        };
+        responses: {
+            /** @description The limits with the change: lowered values in force, raises pending */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "accountId": "8c5e2f1a-7b3d-4c9e-a2f6-1d0b9e8c7a65",
+                     *       "nightStart": "20:00",
+                     *       "period": "DAY",
+                     *       "pix": {
+                     *         "perTransactionCents": "500000",
+                     *         "dayCents": "1000000",
+                     *         "nightCents": "100000",
+                     *         "monthCents": "5000000",
+                     *         "maximum": {
+                     *           "perTransactionCents": "2000000",
+                     *           "dayCents": "5000000",
+                     *           "nightCents": "1000000",
+                     *           "monthCents": "20000000"
+                     *         },
+                     *         "periodUsedCents": "25000",
+                     *         "periodRemainingCents": "975000",
+                     *         "monthUsedCents": "25000",
+                     *         "monthRemainingCents": "4975000"
+                     *       },
+                     *       "tev": {
+                     *         "perTransactionCents": "500000",
+                     *         "dayCents": "1000000",
+                     *         "nightCents": "100000",
+                     *         "monthCents": "5000000",
+                     *         "maximum": {
+                     *           "perTransactionCents": "2000000",
+                     *           "dayCents": "5000000",
+                     *           "nightCents": "1000000",
+                     *           "monthCents": "20000000"
+                     *         },
+                     *         "periodUsedCents": "0",
+                     *         "periodRemainingCents": "1000000",
+                     *         "monthUsedCents": "0",
+                     *         "monthRemainingCents": "5000000"
+                     *       },
+                     *       "pending": {
+                     *         "requestId": "l4m8q2x6z0b3n7k1w5r9t2v6",
+                     *         "status": "PENDING",
+                     *         "requestedAt": "2026-11-22T13:45:07.123Z",
+                     *         "effectiveAt": "2026-11-23T13:45:07.123Z",
+                     *         "pix": {
+                     *           "dayCents": "2000000"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AccountLimits"];
+                };
+            };
+            400: components["responses"]["VALIDATION_ERROR"];
+            /** @description UNAUTHORIZED, HOLDER_BLOCKED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Missing, invalid, expired or revoked credentials; authenticate again"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /**
+                         * @description - `UNAUTHORIZED`: Missing, invalid, expired or revoked credentials; authenticate again
+                         *     - `HOLDER_BLOCKED`: Conta bloqueada. Procure o suporte.
+                         * @enum {string}
+                         */
+                        code?: "UNAUTHORIZED" | "HOLDER_BLOCKED";
+                    };
+                };
+            };
+            /** @description PIN_NOT_SET, INVALID_PIN */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "PIN_NOT_SET",
+                     *       "message": "Create a PIN first with POST /passwords/create-pin"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /**
+                         * @description - `PIN_NOT_SET`: Create a PIN first with POST /passwords/create-pin
+                         *     - `INVALID_PIN`: Incorrect PIN; 2 attempts left before it is locked
+                         * @enum {string}
+                         */
+                        code?: "PIN_NOT_SET" | "INVALID_PIN";
+                    };
+                };
+            };
+            404: components["responses"]["NOT_FOUND"];
+            406: components["responses"]["NOT_ACCEPTABLE"];
+            408: components["responses"]["REQUEST_TIMEOUT"];
+            413: components["responses"]["PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["UNSUPPORTED_MEDIA_TYPE"];
+            /** @description LIMIT_ABOVE_MAXIMUM, NIGHT_LIMIT_ABOVE_DAY */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "LIMIT_ABOVE_MAXIMUM",
+                     *       "message": "A limit asked for is above the most the tenant allows; `details` names each one with its maximum"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /**
+                         * @description - `LIMIT_ABOVE_MAXIMUM`: A limit asked for is above the most the tenant allows; `details` names each one with its maximum
+                         *     - `NIGHT_LIMIT_ABOVE_DAY`: A night limit cannot be above the day limit of its channel; `details` names each one
+                         * @enum {string}
+                         */
+                        code?: "LIMIT_ABOVE_MAXIMUM" | "NIGHT_LIMIT_ABOVE_DAY";
+                    };
+                };
+            };
+            423: components["responses"]["PIN_LOCKED"];
+            429: components["responses"]["RATE_LIMITED"];
+            431: components["responses"]["HEADERS_TOO_LARGE"];
+            500: components["responses"]["INTERNAL_ERROR"];
+            503: components["responses"]["UNAVAILABLE"];
+        };
+    };
+    cancelLimitIncrease: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128 (e.g. `checkout-7f3a`). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                accountId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The limits, with nothing pending */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "accountId": "8c5e2f1a-7b3d-4c9e-a2f6-1d0b9e8c7a65",
+                     *       "nightStart": "20:00",
+                     *       "period": "DAY",
+                     *       "pix": {
+                     *         "perTransactionCents": "500000",
+                     *         "dayCents": "1000000",
+                     *         "nightCents": "100000",
+                     *         "monthCents": "5000000",
+                     *         "maximum": {
+                     *           "perTransactionCents": "2000000",
+                     *           "dayCents": "5000000",
+                     *           "nightCents": "1000000",
+                     *           "monthCents": "20000000"
+                     *         },
+                     *         "periodUsedCents": "25000",
+                     *         "periodRemainingCents": "975000",
+                     *         "monthUsedCents": "25000",
+                     *         "monthRemainingCents": "4975000"
+                     *       },
+                     *       "tev": {
+                     *         "perTransactionCents": "500000",
+                     *         "dayCents": "1000000",
+                     *         "nightCents": "100000",
+                     *         "monthCents": "5000000",
+                     *         "maximum": {
+                     *           "perTransactionCents": "2000000",
+                     *           "dayCents": "5000000",
+                     *           "nightCents": "1000000",
+                     *           "monthCents": "20000000"
+                     *         },
+                     *         "periodUsedCents": "0",
+                     *         "periodRemainingCents": "1000000",
+                     *         "monthUsedCents": "0",
+                     *         "monthRemainingCents": "5000000"
+                     *       },
+                     *       "pending": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AccountLimits"];
+                };
+            };
+            400: components["responses"]["VALIDATION_ERROR"];
+            /** @description UNAUTHORIZED, HOLDER_BLOCKED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Missing, invalid, expired or revoked credentials; authenticate again"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /**
+                         * @description - `UNAUTHORIZED`: Missing, invalid, expired or revoked credentials; authenticate again
+                         *     - `HOLDER_BLOCKED`: Conta bloqueada. Procure o suporte.
+                         * @enum {string}
+                         */
+                        code?: "UNAUTHORIZED" | "HOLDER_BLOCKED";
+                    };
+                };
+            };
+            404: components["responses"]["NOT_FOUND"];
+            406: components["responses"]["NOT_ACCEPTABLE"];
+            408: components["responses"]["REQUEST_TIMEOUT"];
+            413: components["responses"]["PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["UNSUPPORTED_MEDIA_TYPE"];
+            431: components["responses"]["HEADERS_TOO_LARGE"];
+            500: components["responses"]["INTERNAL_ERROR"];
+            503: components["responses"]["UNAVAILABLE"];
+        };
+    };
     findTevBeneficiary: {
         parameters: {
             query?: never;
@@ -3303,7 +3882,7 @@ export interface operations {
             409: components["responses"]["IDEMPOTENCY_KEY_REUSED"];
             413: components["responses"]["PAYLOAD_TOO_LARGE"];
             415: components["responses"]["UNSUPPORTED_MEDIA_TYPE"];
-            /** @description INSUFFICIENT_BALANCE, SOURCE_NOT_ACTIVE, PIX_KEY_NOT_FOUND */
+            /** @description INSUFFICIENT_BALANCE, SOURCE_NOT_ACTIVE, LIMIT_EXCEEDED, PIX_KEY_NOT_FOUND */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3320,10 +3899,11 @@ export interface operations {
                         /**
                          * @description - `INSUFFICIENT_BALANCE`: The balance does not cover the amount and the fee; nothing moved
                          *     - `SOURCE_NOT_ACTIVE`: The account may not move money
+                         *     - `LIMIT_EXCEEDED`: The amount breaks one of the account's transaction limits; nothing moved. `details` names the limit (channel, period), its value and what remains of it
                          *     - `PIX_KEY_NOT_FOUND`: No account answers for this Pix key
                          * @enum {string}
                          */
-                        code?: "INSUFFICIENT_BALANCE" | "SOURCE_NOT_ACTIVE" | "PIX_KEY_NOT_FOUND";
+                        code?: "INSUFFICIENT_BALANCE" | "SOURCE_NOT_ACTIVE" | "LIMIT_EXCEEDED" | "PIX_KEY_NOT_FOUND";
                     };
                 };
             };
@@ -3482,7 +4062,7 @@ export interface operations {
             };
             413: components["responses"]["PAYLOAD_TOO_LARGE"];
             415: components["responses"]["UNSUPPORTED_MEDIA_TYPE"];
-            /** @description INSUFFICIENT_BALANCE, SOURCE_NOT_ACTIVE, PIX_KEY_NOT_FOUND, QR_LOCATION_UNAVAILABLE, QR_LOCATION_INVALID, QR_CHARGE_NOT_FOUND, QR_PAYLOAD_INVALID, QR_SIGNATURE_INVALID, QR_AMOUNT_CHANGE_NOT_SUPPORTED, CHARGE_AMOUNT_MISMATCH */
+            /** @description INSUFFICIENT_BALANCE, SOURCE_NOT_ACTIVE, LIMIT_EXCEEDED, PIX_KEY_NOT_FOUND, QR_LOCATION_UNAVAILABLE, QR_LOCATION_INVALID, QR_CHARGE_NOT_FOUND, QR_PAYLOAD_INVALID, QR_SIGNATURE_INVALID, QR_AMOUNT_CHANGE_NOT_SUPPORTED, CHARGE_AMOUNT_MISMATCH */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3499,6 +4079,7 @@ export interface operations {
                         /**
                          * @description - `INSUFFICIENT_BALANCE`: The balance does not cover the amount and the fee; nothing moved
                          *     - `SOURCE_NOT_ACTIVE`: The account may not move money
+                         *     - `LIMIT_EXCEEDED`: The amount breaks one of the account's transaction limits; nothing moved. `details` names the limit (channel, period), its value and what remains of it
                          *     - `PIX_KEY_NOT_FOUND`: No account answers for this Pix key
                          *     - `QR_LOCATION_UNAVAILABLE`: The dynamic BR Code's location could not be read (unreachable, refused address, timeout, or an unexpected answer)
                          *     - `QR_LOCATION_INVALID`: The dynamic BR Code's location names this platform but is not a charge location it issued (a query, a trailing slash or another spelling)
@@ -3509,7 +4090,7 @@ export interface operations {
                          *     - `CHARGE_AMOUNT_MISMATCH`: This charge must be paid with exactly its amount
                          * @enum {string}
                          */
-                        code?: "INSUFFICIENT_BALANCE" | "SOURCE_NOT_ACTIVE" | "PIX_KEY_NOT_FOUND" | "QR_LOCATION_UNAVAILABLE" | "QR_LOCATION_INVALID" | "QR_CHARGE_NOT_FOUND" | "QR_PAYLOAD_INVALID" | "QR_SIGNATURE_INVALID" | "QR_AMOUNT_CHANGE_NOT_SUPPORTED" | "CHARGE_AMOUNT_MISMATCH";
+                        code?: "INSUFFICIENT_BALANCE" | "SOURCE_NOT_ACTIVE" | "LIMIT_EXCEEDED" | "PIX_KEY_NOT_FOUND" | "QR_LOCATION_UNAVAILABLE" | "QR_LOCATION_INVALID" | "QR_CHARGE_NOT_FOUND" | "QR_PAYLOAD_INVALID" | "QR_SIGNATURE_INVALID" | "QR_AMOUNT_CHANGE_NOT_SUPPORTED" | "CHARGE_AMOUNT_MISMATCH";
                     };
                 };
             };

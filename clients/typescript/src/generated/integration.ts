@@ -854,7 +854,7 @@ export interface components {
              * @example An input is refused: `details` lists each refused input with its path and the rule it breaks
              */
             message: string;
-            /** @description Each refused input, for VALIDATION_ERROR */
+            /** @description Each refused input, for VALIDATION_ERROR; the limit broken, for LIMIT_EXCEEDED */
             details?: components["schemas"]["ErrorDetail"][];
         };
         ErrorDetail: {
@@ -865,6 +865,20 @@ export interface components {
             path: string;
             /** @example must be greater than 0 and at most 1000000000 reais */
             message: string;
+            /**
+             * @description LIMIT_EXCEEDED: the channel of the limit
+             * @enum {string}
+             */
+            channel?: "PIX" | "TEV";
+            /**
+             * @description LIMIT_EXCEEDED: which limit: per transaction, the day period, the night period or the calendar month (America/Sao_Paulo)
+             * @enum {string}
+             */
+            period?: "TRANSACTION" | "DAY" | "NIGHT" | "MONTH";
+            /** @description LIMIT_EXCEEDED: the limit in force, in cents */
+            limitCents?: string;
+            /** @description LIMIT_EXCEEDED: what remains of it in the current period, in cents */
+            remainingCents?: string;
         };
         TevDone: {
             /** @enum {string} */
@@ -909,7 +923,7 @@ export interface components {
             /** @enum {string} */
             status: "FAILED";
             /** @enum {string} */
-            reason: "INSUFFICIENT_BALANCE" | "SOURCE_NOT_ACTIVE" | "DESTINATION_NOT_ACTIVE" | "AMOUNT_ABOVE_LIMIT" | "AMOUNT_BELOW_RECEIVE_FEE" | "APPROVAL_REQUIRED" | "SANDBOX_FAILURE";
+            reason: "INSUFFICIENT_BALANCE" | "SOURCE_NOT_ACTIVE" | "DESTINATION_NOT_ACTIVE" | "AMOUNT_ABOVE_LIMIT" | "AMOUNT_BELOW_RECEIVE_FEE" | "APPROVAL_REQUIRED" | "LIMIT_EXCEEDED" | "SANDBOX_FAILURE";
             /**
              * @description Integration API only: the HTTP status of the refusal
              * @enum {number}
