@@ -73,4 +73,14 @@ export async function removeContact(config: Config, auth: HolderAuth, accountId:
 }
 removeContact.raises = refusals(getOwnAccount, 'NOT_FOUND');
 
-const trustRun = (contact: Contact) => ({ kind: 'TRUSTED_CONTACT' as const, recordId: contact.id, tenantId: contact.tenantId, accountId: contact.accountId, effectiveAt: contact.trustsAt });
+/**
+ * The contact's delayed-effect run. Its timer ends a millisecond after `trustsAt` as read (milliseconds; the database
+ * keeps microseconds), so the step never runs before the wait it checks is over.
+ */
+const trustRun = (contact: Contact) => ({
+  kind: 'TRUSTED_CONTACT' as const,
+  recordId: contact.id,
+  tenantId: contact.tenantId,
+  accountId: contact.accountId,
+  effectiveAt: new Date(Date.parse(contact.trustsAt) + 1).toISOString(),
+});
