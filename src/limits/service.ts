@@ -1,14 +1,14 @@
 /**
  * A holder's transaction limits (issue 25): what is in force and used, and the holder's changes. Lowering a limit, or
  * starting the night earlier, is in force at once; raising one (up to the tenant's maximum), or starting the night
- * later, is a request in force LIMIT_INCREASE_DELAY hours later, through its own workflow, unless the holder cancels
- * it or a newer change replaces it. The limits themselves are enforced by the posting functions (`limit_check`).
+ * later, is a request in force LIMIT_INCREASE_DELAY hours later, through a run of the delayed-effect workflow
+ * (LIMIT_INCREASE), unless the holder cancels it or a newer change replaces it. The limits themselves are enforced by
+ * the posting functions (`limit_check`).
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Account } from '../accounts/entities.ts';
 import { getOwnAccount } from '../accounts/service.ts';
-import { dispatchHandOff } from '../handoff/dispatch.ts';
-import { insertHandOff, type HandOff } from '../handoff/store.ts';
+import { insertHandOffs } from '../handoff/store.ts';
 import type { HolderAuth } from '../identity/authenticator.ts';
 import { checkPin } from '../identity/pin.ts';
 import type { PlatformContext } from '../platform-context.ts';
@@ -76,17 +76,17 @@ readLimits.raises = refusals(getOwnAccount);
 export async function changeLimits(platform: PlatformContext, auth: HolderAuth, accountId: string, pin: string | undefined, change: LimitChange): Promise<AccountLimits> {
   const account = await getOwnAccount(auth.em, auth.holder, accountId);
   await checkPin(auth, platform.config, pin);
-  const { config, orm, temporal } = platform;
-  const handOffs = await orm.em.fork().transactional(async (em) => {
+  const { config, orm } = platform;
+  await orm.em.fork().transactional(async (em) => {
     const settings = await lockAccountSettings(em, account.tenantId, account.id);
     const states = await limitStates(em, account.tenantId, account.id, auth.holder.type);
     const plan = planChange(settings, states, change);
     await saveAccountSettings(em, account.id, plan.now);
-    const recorded: HandOff[] = [];
+    const handOffs = [];
     const replaced = await findPendingRequest(em, account.id);
     if (replaced) {
       await closeChangeRequest(em, replaced.id, 'REPLACED');
-      recorded.push(await insertHandOff(em, config.TEMPORAL_TASK_QUEUE, delayedEffectCancelledWake(runOf(replaced))));
+      handOffs.push(delayedEffectCancelledWake(runOf(replaced)));
     }
     if (plan.increase) {
       const request = await insertChangeRequest(em, {
@@ -97,11 +97,11 @@ export async function changeLimits(platform: PlatformContext, auth: HolderAuth, 
         effectiveAt: new Date(Date.now() + config.LIMIT_INCREASE_DELAY * 3_600_000).toISOString(),
       });
       if (replaced) await markReplacedBy(em, replaced.id, request.id);
-      recorded.push(await insertHandOff(em, config.TEMPORAL_TASK_QUEUE, delayedEffectStart(runOf(request))));
+      handOffs.push(delayedEffectStart(runOf(request)));
     }
-    return recorded;
+    // Due at once, and left to the worker's reconciler: no Temporal call on the request path.
+    await insertHandOffs(em, config.TEMPORAL_TASK_QUEUE, handOffs, { dueNow: true });
   });
-  for (const handOff of handOffs) await dispatchHandOff(temporal.client, orm.em.fork(), handOff);
   return limitsOf(orm.em.fork(), account, auth.holder.type);
 }
 changeLimits.raises = refusals(getOwnAccount, checkPin, 'LIMIT_ABOVE_MAXIMUM', 'NIGHT_LIMIT_ABOVE_DAY');
@@ -158,15 +158,14 @@ function planChange(settings: AccountLimitSettings, states: Record<LimitChannel,
 /** Cancels the account's pending request; the limits stay as they are. 404 when nothing is pending. */
 export async function cancelPendingIncrease(platform: PlatformContext, auth: HolderAuth, accountId: string): Promise<AccountLimits> {
   const account = await getOwnAccount(auth.em, auth.holder, accountId);
-  const { config, orm, temporal } = platform;
-  const handOff = await orm.em.fork().transactional(async (em) => {
+  const { config, orm } = platform;
+  await orm.em.fork().transactional(async (em) => {
     await lockAccountSettings(em, account.tenantId, account.id);
     const pending = await findPendingRequest(em, account.id);
     if (!pending) throw notFound('Pending limit increase');
     await closeChangeRequest(em, pending.id, 'CANCELLED');
-    return insertHandOff(em, config.TEMPORAL_TASK_QUEUE, delayedEffectCancelledWake(runOf(pending)));
+    await insertHandOffs(em, config.TEMPORAL_TASK_QUEUE, [delayedEffectCancelledWake(runOf(pending))], { dueNow: true });
   });
-  await dispatchHandOff(temporal.client, orm.em.fork(), handOff);
   return limitsOf(orm.em.fork(), account, auth.holder.type);
 }
 cancelPendingIncrease.raises = refusals(getOwnAccount, 'NOT_FOUND');
