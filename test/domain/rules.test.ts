@@ -113,3 +113,40 @@ describe("platform_ispb: the platform's own ISPB in SQL", () => {
     expect(row).toEqual({ ispb: PLATFORM_ISPB, beneficiary: PLATFORM_ISPB });
   });
 });
+
+describe('limit_periods: the day, the night and the month of a moment, in America/Sao_Paulo', () => {
+  test.each([
+    ['2030-03-12T05:59:59-03:00', 20, 'NIGHT', '2030-03-11', '2030-03-01'],
+    ['2030-03-12T06:00:00-03:00', 20, 'DAY', '2030-03-12', '2030-03-01'],
+    ['2030-03-12T19:59:59-03:00', 20, 'DAY', '2030-03-12', '2030-03-01'],
+    ['2030-03-12T20:00:00-03:00', 20, 'NIGHT', '2030-03-12', '2030-03-01'],
+    ['2030-03-12T21:59:59-03:00', 22, 'DAY', '2030-03-12', '2030-03-01'],
+    ['2030-03-12T22:00:00-03:00', 22, 'NIGHT', '2030-03-12', '2030-03-01'],
+    // The night of March 31st runs into April: its date stays, its month turns at midnight.
+    ['2030-04-01T00:30:00-03:00', 20, 'NIGHT', '2030-03-31', '2030-04-01'],
+    // Written in UTC: 02:59:59Z is 23:59:59 in São Paulo.
+    ['2030-04-01T02:59:59Z', 20, 'NIGHT', '2030-03-31', '2030-03-01'],
+  ])('%s, night from %i:00: %s of %s, month %s', async (at, nightStart, period, periodOf, monthOf) => {
+    const [row] = await sql('select period, period_of::text, month_of::text from limit_periods($1::timestamptz, $2::smallint)', [at, nightStart]);
+    expect(row).toEqual({ period, period_of: periodOf, month_of: monthOf });
+  });
+});
+
+describe('limit_refusal: which limit a debit breaks, as LIMIT_EXCEEDED names it', () => {
+  const refusal = async (amount: number, nightExempt: boolean, period: 'DAY' | 'NIGHT', periodUsed: number, monthUsed: number) =>
+    (await sql('select limit_refusal($1, $2, $3, 5000, $4, $5, $6, 20000, $7) as refusal', ['PIX', amount, nightExempt, period, period === 'DAY' ? 8000 : 1000, periodUsed, monthUsed]))[0].refusal;
+
+  test('per transaction first, then the current period, then the month; what remains never below zero', async () => {
+    expect(await refusal(5001, false, 'DAY', 0, 0)).toEqual({ channel: 'PIX', period: 'TRANSACTION', limitCents: '5000', remainingCents: '5000' });
+    expect(await refusal(5000, false, 'DAY', 4000, 19000)).toEqual({ channel: 'PIX', period: 'DAY', limitCents: '8000', remainingCents: '4000' });
+    expect(await refusal(1, false, 'NIGHT', 1200, 0)).toEqual({ channel: 'PIX', period: 'NIGHT', limitCents: '1000', remainingCents: '0' });
+    expect(await refusal(2000, false, 'DAY', 0, 19000)).toEqual({ channel: 'PIX', period: 'MONTH', limitCents: '20000', remainingCents: '1000' });
+    expect(await refusal(1000, false, 'NIGHT', 0, 19000)).toBeNull();
+  });
+
+  test('a payment exempt from the night limit is held to the others at night, and to all of them by day', async () => {
+    expect(await refusal(4000, true, 'NIGHT', 1000, 0)).toBeNull();
+    expect(await refusal(4000, true, 'NIGHT', 1000, 17000)).toMatchObject({ period: 'MONTH' });
+    expect(await refusal(4000, true, 'DAY', 5000, 0)).toMatchObject({ period: 'DAY' });
+  });
+});
