@@ -1,7 +1,7 @@
 /**
  * TEV throughput and latency against a running platform (`npm start`), beside its baselines in the same run.
  *
- *   node bench/tev.ts [--seconds 10] [--pairs 50] [--clients 1,8,32]
+ *   node bench/tev.ts [--seconds 10] [--pairs 50] [--clients 1,8,32] [--limits [--limit-rounds 2]]
  *
  * 1. Setup: a new tenant, `pairs` holder pairs and one hot source account through HTTP registration and sandbox KYC,
  *    every source funded by sandbox incoming Pix, one integration API key per source.
@@ -13,10 +13,15 @@
  * 5. Raw SQL: the same double-entry posting in pgbench (`bench/sql/raw-posting.sql`) on the same server.
  * 6. The Temporal floor: empty Update-with-Start workflows per second on the same Temporal server.
  * 7. Conservation of the bench tenant's ledger (exit 1 on FAIL), then the figures beside their targets and ratios.
+ *
+ * With `--limits`: a second tenant like the first, whose persons have transaction limits (`limits:set`, values no
+ * transfer reaches), and after step 3 the largest client count's HTTP run alternately on the tenant without limits and
+ * on the one with them, `--limit-rounds` times each: the cost of checking and counting every transfer's limits.
  */
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
+import type pg from 'pg';
 import { openDatabase } from '../src/database.ts';
 import { settleTev, type Settlement } from '../src/transfers/settlement.ts';
 import { SettlementQueue } from '../src/transfers/settlement-queue.ts';
@@ -24,7 +29,7 @@ import type { TevSubmission } from '../workflows/contracts/tev.ts';
 import { tevIdFor } from '../src/transfers/service.ts';
 import { closeHttp } from './lib/http.ts';
 import { checkConservation } from './lib/conservation.ts';
-import { apiUrl, assertPlatformUp, config, openPool, say } from './lib/platform.ts';
+import { admin, apiUrl, assertPlatformUp, config, openPool, say } from './lib/platform.ts';
 import { measureTemporalFloor } from './floor/floor.ts';
 import { rawPosting } from './lib/pgbench.ts';
 import { since } from './lib/stats.ts';
@@ -49,8 +54,11 @@ const { values: args } = parseArgs({
     seconds: { type: 'string', default: '10' },
     pairs: { type: 'string', default: '50' },
     clients: { type: 'string', default: '1,8,32' },
+    limits: { type: 'boolean', default: false },
+    'limit-rounds': { type: 'string', default: '2' },
   },
 });
+const LIMIT_ROUNDS = Number(args['limit-rounds']);
 const SECONDS = Number(args.seconds);
 const PAIRS = Number(args.pairs);
 const CLIENT_COUNTS = args.clients.split(',').map(Number);
@@ -93,6 +101,37 @@ async function directClient(settle: Settle, s: TevSetup, deadline: number, r: Lo
   }
 }
 
+// ------------------------------------------------------------------------------------------------------- limits
+
+/** Above anything a run sends, so that no transfer is refused: the limits are checked and counted, never reached. */
+const UNREACHED_LIMIT_CENTS = '100000000000';
+
+/**
+ * The same HTTP load on a tenant without limits and on one whose every account has them, alternately, so that both see
+ * the same machine and the same growth of the tables; each round's rate and latencies, then the means and their ratio.
+ */
+async function compareLimits(pool: pg.Pool, without: TevSetup, figures: Figure[]): Promise<boolean> {
+  say(`\nlimits: a second tenant whose persons have TEV and Pix limits (limits:set, ${UNREACHED_LIMIT_CENTS} cents each)`);
+  const limited = await setUpTev(pool, PAIRS);
+  for (const channel of ['TEV', 'PIX']) {
+    const values = ['per-transaction', 'day', 'night', 'month'].flatMap((limit) => [`--${limit}-cents`, UNREACHED_LIMIT_CENTS]);
+    await admin('limits:set', '--tenant', limited.tenantId, '--holder-type', 'PERSON', '--channel', channel, ...values);
+  }
+  const rates: Record<'without' | 'with', number[]> = { without: [], with: [] };
+  for (let round = 1; round <= LIMIT_ROUNDS; round++) {
+    for (const [which, setup] of [['without', without], ['with', limited]] as const) {
+      const r = await runLoad(`HTTP POST /v1/tev, ${which} limits (round ${round})`, MOST_CLIENTS, SECONDS, (deadline, res) => httpClient(setup, HOT_SHARE, deadline, res));
+      const rate = printLoad(r, 200, 'done');
+      rates[which].push(rate);
+      figures.push({ what: `HTTP, ${MOST_CLIENTS} clients, ${which} limits, round ${round}`, rate, latencies: r.all, errors: errorsOf(r, 200) });
+    }
+  }
+  const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
+  say(`\nlimits: ${mean(rates.with).toFixed(1)} TEV/s with, ${mean(rates.without).toFixed(1)} without: ${((mean(rates.with) / mean(rates.without) - 1) * 100).toFixed(1)}%`);
+  say('conservation of the tenant with limits:');
+  return checkConservation(pool, limited.tenantId);
+}
+
 // ------------------------------------------------------------------------------------------------------- main
 
 async function main(): Promise<number> {
@@ -114,6 +153,7 @@ async function main(): Promise<number> {
     figures.push({ what: `HTTP, hot account alone, ${MOST_CLIENTS} clients`, rate: printLoad(hot, 200, 'done'), latencies: hot.all, errors: errorsOf(hot, 200), target: '>= 400/s, no deadlock' });
     say('\nconservation after the HTTP runs:');
     pass = (await checkConservation(pool, setup.tenantId)) && pass;
+    if (args.limits) pass = (await compareLimits(pool, setup, figures)) && pass;
 
     // The api's pool size: the direct run gets the same number of database connections as the HTTP handlers.
     const orm = await openDatabase(config.DATABASE_URL, config.DATABASE_POOL_MAX);
