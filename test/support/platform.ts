@@ -104,7 +104,13 @@ export async function startPlatform(overrides: NodeJS.ProcessEnv = {}): Promise<
   };
 
   const api = launch('api', 'src/main.ts', env, history);
-  await Promise.all([startWorker(), startPsp(), waitForHttp(`http://127.0.0.1:${port}/health`, 60_000, api.exited)]);
+  try {
+    await Promise.all([startWorker(), startPsp(), waitForHttp(`http://127.0.0.1:${port}/health`, 60_000, api.exited)]);
+  } catch (error) {
+    await Promise.all([api.stop(), stopWorker(), stopPsp()]);
+    // The processes' last lines say why one of them did not come up; without them a failed start is a bare "exited".
+    throw new Error(`${(error as Error).message}\n${history.slice(-40).join('\n')}`);
+  }
   return {
     holderUrl: `http://127.0.0.1:${port}`,
     apiUrl: `http://127.0.0.1:${apiPort}`,
