@@ -1,4 +1,5 @@
 import { Client, Connection } from '@temporalio/client';
+import { SearchAttributeType } from '@temporalio/common';
 import proto from '@temporalio/proto';
 import type { Config } from '../config.ts';
 import { SearchAttributes } from './search-attributes.ts';
@@ -27,19 +28,19 @@ export function lazyTemporal(config: Pick<Config, 'TEMPORAL_ADDRESS' | 'TEMPORAL
 /** Registers the platform's custom search attributes that the namespace lacks (idempotent). */
 export async function ensureSearchAttributes(connection: Connection, namespace: string): Promise<string[]> {
   const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace });
-  const missing = Object.values(SearchAttributes)
-    .map((key) => key.name)
-    .filter((name) => !(name in (customAttributes ?? {})));
+  const missing = Object.values(SearchAttributes).filter((key) => !(key.name in (customAttributes ?? {})));
   if (missing.length === 0) return [];
-  const KEYWORD = proto.temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD;
+  const { IndexedValueType } = proto.temporal.api.enums.v1;
+  const indexedType = (type: SearchAttributeType) =>
+    type === SearchAttributeType.KEYWORD_LIST ? IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD_LIST : IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD;
   try {
     await connection.operatorService.addSearchAttributes({
       namespace,
-      searchAttributes: Object.fromEntries(missing.map((name) => [name, KEYWORD])),
+      searchAttributes: Object.fromEntries(missing.map((key) => [key.name, indexedType(key.type)])),
     });
   } catch (err) {
     // Another process registered them between our list and add.
     if ((err as { code?: number }).code !== ALREADY_EXISTS) throw err;
   }
-  return missing;
+  return missing.map((key) => key.name);
 }

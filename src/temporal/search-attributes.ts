@@ -21,4 +21,12 @@ export const SearchAttributes = {
    * server, PostgreSQL) hold at most 10 custom Keyword attributes per namespace, and this is the tenth.
    */
   DelayedEffectId: defineSearchAttributeKey('DelayedEffectId', SearchAttributeType.KEYWORD),
+  /*
+   * The Keyword slots are all taken: later business ids are KeywordList attributes (3 more slots in the same stores).
+   * A workflow sets one value, and the UI's `ScheduleId = "…"` finds it as it would a Keyword.
+   */
+  /** A scheduled (or recurring) payment's workflow. */
+  ScheduleId: defineSearchAttributeKey('ScheduleId', SearchAttributeType.KEYWORD_LIST),
+  /** A batch payout's parent workflow. */
+  BatchId: defineSearchAttributeKey('BatchId', SearchAttributeType.KEYWORD_LIST),
 } as const;

@@ -1,5 +1,5 @@
 import { WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
-import type { Duration, SearchAttributePair, UpdateDefinition } from '@temporalio/common';
+import { SearchAttributeType, type Duration, type SearchAttributePair, type UpdateDefinition } from '@temporalio/common';
 import { SearchAttributes } from './search-attributes.ts';
 
 export type SearchAttributeName = keyof typeof SearchAttributes;
@@ -26,7 +26,10 @@ export interface WorkflowStart {
 }
 
 const typedSearchAttributes = (s: WorkflowStart): SearchAttributePair[] =>
-  Object.entries(s.searchAttributes).map(([name, value]) => ({ key: SearchAttributes[name as SearchAttributeName], value }) as SearchAttributePair);
+  Object.entries(s.searchAttributes).map(([name, value]) => {
+    const key = SearchAttributes[name as SearchAttributeName];
+    return { key, value: key.type === SearchAttributeType.KEYWORD_LIST ? [value] : value } as SearchAttributePair;
+  });
 
 const options = (s: WorkflowStart, taskQueue: string) => ({
   workflowId: s.workflowId,
