@@ -3,6 +3,7 @@
  *
  *   node bench/pix.ts [--seconds 15] [--clients 1,8,32] [--payers 16] [--tev-pairs 50] [--steady-rate 25]
  *                     [--steady-seconds 60] [--idle-seconds 60] [--cpu-seconds 30] [--drain-timeout 600]
+ *                     [--limits [--limit-rounds 2]]
  *
  * 1. Setup: the TEV tenant of `bench/tev.ts` (`tev-pairs` pairs and a hot account, one API key per source), and a
  *    PIN-exempt Pix tenant with `payers` holders, each funded by sandbox incoming Pix and given a client token
@@ -18,6 +19,11 @@
  * 5. Idle: `idle-seconds` after the last payout is final, the payout workflows still running (Temporal visibility)
  *    and the CPU of the Temporal server and the worker over `cpu-seconds`, from /proc.
  * 6. Conservation of both tenants' ledgers (exit 1 on FAIL), then the figures beside the targets of issue 23.
+ *
+ * With `--limits`, between 3 and 4: a second Pix tenant like the first whose persons have Pix limits (`limits:set`,
+ * values no payment reaches), and the largest client count's phase run alternately on the tenant without limits and on
+ * the one with them, `--limit-rounds` times each, each drained before the next: the cost of checking and counting
+ * every payment's limits (issue 25).
  */
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
@@ -46,6 +52,8 @@ const { values: args } = parseArgs({
     'idle-seconds': { type: 'string', default: '60' },
     'cpu-seconds': { type: 'string', default: '30' },
     'drain-timeout': { type: 'string', default: '600' },
+    limits: { type: 'boolean', default: false },
+    'limit-rounds': { type: 'string', default: '2' },
   },
 });
 const SECONDS = Number(args.seconds);
@@ -58,6 +66,7 @@ const STEADY_SECONDS = Number(args['steady-seconds']);
 const IDLE_SECONDS = Number(args['idle-seconds']);
 const CPU_SECONDS = Number(args['cpu-seconds']);
 const DRAIN_TIMEOUT_MS = Number(args['drain-timeout']) * 1000;
+const LIMIT_ROUNDS = Number(args['limit-rounds']);
 
 /** Far above what a run spends (1 cent and the fee a payment), so a 422 is a defect, not a drained account. */
 const PAYER_FUNDING_CENTS = 100_000_000n; // R$ 1,000,000.00
@@ -76,7 +85,12 @@ interface Payer {
   token: string;
 }
 
-async function setUpPix(pool: pg.Pool): Promise<{ tenantId: string; payers: Payer[] }> {
+interface PixSetup {
+  tenantId: string;
+  payers: Payer[];
+}
+
+async function setUpPix(pool: pg.Pool): Promise<PixSetup> {
   say(`setup: 1 PIN-exempt tenant, ${PAYERS} payers`);
   const start = performance.now();
   const { tenantId } = await timed('tenant:create --pin-exempt (operator CLI)', () => admin('tenant:create', '--name', `bench-pix ${new Date().toISOString()}`, '--pin-exempt'));
@@ -146,6 +160,48 @@ function printPix(t: PixTally): number {
   for (const [status, body] of t.samples) say(`    e.g. ${status}: ${JSON.stringify(body).slice(0, 300)}`);
   say(`  ${t.all.line('latency, all')}`);
   return rate;
+}
+
+// -------------------------------------------------------------------------------------------------------- limits
+
+/** Above anything a run sends, so that no payment is refused: the limits are checked and counted, never reached. */
+const UNREACHED_LIMIT_CENTS = '100000000000';
+
+/**
+ * The same Pix burst on a tenant without limits and on one whose persons have them, alternately, each drained before
+ * the next so that no backlog of one slows the other; each round's rate and latencies, then the means and their ratio.
+ */
+async function compareLimits(pool: pg.Pool, without: PixSetup, figures: Figure[]): Promise<boolean> {
+  say(`\nlimits: a second Pix tenant whose persons have Pix limits (limits:set, ${UNREACHED_LIMIT_CENTS} cents each)`);
+  const limited = await setUpPix(pool);
+  const values = ['per-transaction', 'day', 'night', 'month'].flatMap((limit) => [`--${limit}-cents`, UNREACHED_LIMIT_CENTS]);
+  await admin('limits:set', '--tenant', limited.tenantId, '--holder-type', 'PERSON', '--channel', 'PIX', ...values);
+  const runs: Record<'without' | 'with', PixTally[]> = { without: [], with: [] };
+  for (let round = 1; round <= LIMIT_ROUNDS; round++) {
+    for (const [which, setup] of [['without', without], ['with', limited]] as const) {
+      say(`\nHTTP POST /pix/payment, ${MOST_CLIENTS} clients, ${which} limits (round ${round}; load average before: ${loadAverage()})`);
+      const phaseStart = new Date();
+      const tally = await closedLoop(setup.payers, MOST_CLIENTS);
+      const phaseEnd = Date.now();
+      const rate = printPix(tally);
+      await drain(pool, setup.tenantId, phaseStart, phaseEnd);
+      runs[which].push(tally);
+      figures.push({ what: `Pix accepted, ${MOST_CLIENTS} clients, ${which} limits, round ${round}`, rate, latencies: tally.all, errors: pixErrors(tally) });
+    }
+  }
+  const meanRate = (tallies: PixTally[]) => tallies.reduce((sum, t) => sum + accepted(t) / (t.elapsedMs / 1000), 0) / tallies.length;
+  const meanP99 = (tallies: PixTally[]) => tallies.reduce((sum, t) => sum + t.all.summary().p99, 0) / tallies.length;
+  const [withRate, withoutRate] = [meanRate(runs.with), meanRate(runs.without)];
+  say(`\nlimits: ${withRate.toFixed(1)} Pix/s with, ${withoutRate.toFixed(1)} without: ${((withRate / withoutRate - 1) * 100).toFixed(1)}%; mean p99 ${meanP99(runs.with).toFixed(1)} ms with, ${meanP99(runs.without).toFixed(1)} ms without`);
+  // Proof that the limits were checked and counted, not skipped: every payer has a month's usage.
+  const { rows } = await pool.query<{ counted: number }>(
+    `select count(*)::int as counted from account_limit_usage u join account a on a.id = u.account_id
+      where a.tenant_id = $1 and u.channel = 'PIX' and u.month_used_cents > 0`,
+    [limited.tenantId],
+  );
+  say(`  payers whose Pix payments were counted against their limits: ${rows[0]!.counted} of ${limited.payers.length}`);
+  say('conservation of the tenant with limits:');
+  return (await checkConservation(pool, limited.tenantId, [...LEDGER_CHECKS, PIX_PAYOUT_CHECK])) && rows[0]!.counted === limited.payers.length;
 }
 
 // ---------------------------------------------------------------------------------------------------- settlement
@@ -344,6 +400,8 @@ async function main(): Promise<number> {
       target: '>= 0.5 x Temporal floor',
     });
 
+    const limitsPass = args.limits ? await compareLimits(pool, pix, figures) : true;
+
     say(`\nsteady: ${STEADY_RATE} payments/s for ${STEADY_SECONDS} s, commit -> POSTED (polled every ${STEADY_POLL_MS} ms) (load average before: ${loadAverage()})`);
     const steadyRun = await steady(pool, pix.payers);
     printPix(steadyRun.tally);
@@ -370,6 +428,7 @@ async function main(): Promise<number> {
     let pass = await checkConservation(pool, tev.tenantId);
     say('conservation, Pix tenant:');
     pass = (await checkConservation(pool, pix.tenantId, [...LEDGER_CHECKS, PIX_PAYOUT_CHECK])) && pass;
+    pass = limitsPass && pass;
 
     const single = phases.get(1);
     printSummary(figures, [
