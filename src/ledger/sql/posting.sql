@@ -231,6 +231,14 @@ declare
   s record;
   v_trusted boolean;
 begin
+  -- No policy for the tenant's holders of this type and channel, and no values of the account's own: nothing limits
+  -- the debit and nothing is counted, as limit_state would answer, without computing the periods (most of a TEV's
+  -- cost of this function, paid by every tenant without limits).
+  if not exists (select 1 from limit_policy p where p.tenant_id = p_tenant_id and p.holder_type = p_holder_type and p.channel = p_channel)
+     and not exists (select 1 from account_limit a where a.account_id = p_account_id) then
+    return next;
+    return;
+  end if;
   select * into s from limit_state(p_tenant_id, p_account_id, p_holder_type, p_channel, v_at);
   v_trusted := s.period = 'NIGHT' and s.night_cents is not null and is_trusted_contact(p_account_id, p_pix_key, p_branch, p_account, v_at);
   refusal := limit_refusal(p_channel, p_amount, v_trusted, s.per_transaction_cents, s.period,
