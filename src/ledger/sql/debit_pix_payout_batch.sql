@@ -16,8 +16,7 @@ declare
 begin
   -- Pix debits in one transaction. The payers are locked first, all of them, in id order; each debit is then decided
   -- on its payer (debit_pix_payout_payer), and those accepted are posted together last (post_pix_debits), so batches
-  -- of one tenant run beside each other and queue only for the tenant's own accounts and their commit. A payout is
-  -- recorded after its debit's movement, which it references.
+  -- of one tenant run beside each other and queue only for the tenant's own accounts and their commit.
   perform lock_account_rows(array(select (e->>'account_id')::uuid from jsonb_array_elements(p_items) e));
 
   for r in select e.item, e.ord from jsonb_array_elements(p_items) with ordinality e(item, ord) loop
@@ -44,8 +43,11 @@ begin
     return query select r.ord, d.code, d.status, d.reason, d.fee_cents, d.created_at, d.details;
   end loop;
 
+  -- The settlement workflows' hand-offs and the payouts first, the posting last: it locks the tenant's settlement
+  -- account, which every batch of the tenant waits for, so nothing else is done under that lock but the posting and
+  -- the commit. A payout's reference to its movement is checked at commit.
+  if jsonb_array_length(v_handoffs) > 0 then perform record_workflow_starts(v_handoffs, true); end if;
   if jsonb_array_length(v_debits) > 0 then
-    perform post_pix_debits(v_debits);
     insert into pix_payout (id, tenant_id, account_id, channel, amount_cents, fee_cents, pix_key, pix_key_type, beneficiary, qr,
                             description, idempotency_key, request_hash, status, movement_id, limit_period, limit_period_of,
                             limit_month_of)
@@ -56,6 +58,6 @@ begin
                                              pix_key text, pix_key_type text, beneficiary jsonb, qr jsonb, description text,
                                              idempotency_key text, request_hash text, ids text[], limit_period text,
                                              limit_period_of date, limit_month_of date);
+    perform post_pix_debits(v_debits);
   end if;
-  if jsonb_array_length(v_handoffs) > 0 then perform record_workflow_starts(v_handoffs, true); end if;
 end $$;
