@@ -4,12 +4,19 @@ import type { Orm } from './persistence/orm.ts';
 import { lazyTemporal, type Temporal } from './temporal/connection.ts';
 import { createCredentialCache, type CredentialCache } from './tenants/credential-cache.ts';
 
-/** What the HTTP apps and their use cases share: configuration, logger, database and Temporal client. */
-export interface PlatformContext {
+/**
+ * What the use cases share in every process that runs them (the api's requests, the worker's activities):
+ * configuration, logger, database and Temporal client.
+ */
+export interface ServiceContext {
   config: Config;
   logger: Logger;
   orm: Orm;
   temporal: Temporal;
+}
+
+/** What the HTTP apps share besides: the credential cache their authenticators read. */
+export interface PlatformContext extends ServiceContext {
   /** Verified credentials, kept until revoked (every instance hears the revocation). */
   credentials: CredentialCache;
 }

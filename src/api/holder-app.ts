@@ -6,6 +6,7 @@ import { registerLimitRoutes } from '../limits/routes.ts';
 import { registerPixLocationRoutes } from '../pix/location-routes.ts';
 import { registerApprovalRoutes } from '../payments/approval-routes.ts';
 import type { PaymentContext } from '../payments/context.ts';
+import type { PlatformContext } from '../platform-context.ts';
 import { registerPixPaymentRoutes } from '../payments/pix-routes.ts';
 import { registerHolderTevPaymentRoutes } from '../payments/tev-routes.ts';
 // Mounted when SANDBOX=1: with the api's entry point, the only production code that imports src/sandbox/ (test/sandbox-boundary.test.ts).
@@ -18,7 +19,7 @@ import { settlementMetrics } from './settlement-metrics.ts';
 import { createRegistry } from '../http/openapi.ts';
 
 /** `{base_url}`: the holder-facing API (JWT bearer tokens, `X-Tenant-Id`, no version prefix). */
-export function createHolderApp(platform: PaymentContext): Express {
+export function createHolderApp(platform: PlatformContext & PaymentContext): Express {
   const router = Router();
   const registry = createRegistry('holder');
   const auth = holderAuthenticator(platform);

@@ -3,6 +3,7 @@ import { registerFeeRoutes } from '../fees/routes.ts';
 import { registerPixChargeRoutes } from '../pix/charge-routes.ts';
 import { registerPixProviderNotificationRoutes } from '../pix/provider-notification-routes.ts';
 import type { PaymentContext } from '../payments/context.ts';
+import type { PlatformContext } from '../platform-context.ts';
 import { registerIntegrationTevPaymentRoutes } from '../payments/tev-routes.ts';
 import { apiKeyAuthenticator } from '../tenants/api-key-auth.ts';
 import { registerIntegrationTevRoutes } from '../transfers/integration-routes.ts';
@@ -15,7 +16,7 @@ import { settlementMetrics } from './settlement-metrics.ts';
 import { createRegistry } from '../http/openapi.ts';
 
 /** `{api_url}`: the integration API (`/v1`, API-key bearer credential scoped to Pix accounts). */
-export function createIntegrationApp(platform: PaymentContext): Express {
+export function createIntegrationApp(platform: PlatformContext & PaymentContext): Express {
   const router = Router();
   const registry = createRegistry('apiKey');
   const auth = apiKeyAuthenticator(platform);

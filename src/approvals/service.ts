@@ -4,7 +4,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { Account } from '../accounts/entities.ts';
 import type { HolderAuth } from '../identity/authenticator.ts';
 import { checkPin } from '../identity/pin.ts';
-import type { PlatformContext } from '../platform-context.ts';
+import type { PlatformContext, ServiceContext } from '../platform-context.ts';
 import { DomainError, notFound, refusals } from '../shared/errors.ts';
 import { newUuid } from '../shared/ids.ts';
 import { assertSameRequest, requestHash } from '../shared/idempotency.ts';
@@ -52,7 +52,7 @@ export interface PaymentToHold {
  * is at commit (its row locked meanwhile); if dual approval was turned off since the caller's check, the request is
  * recorded CANCELLED, as if it had been pending then, and the requester sends the payment again.
  */
-export async function holdForApproval({ orm, temporal, config }: PlatformContext, { tenantId, source, requesterHolderId, idempotencyKey, payment }: PaymentToHold): Promise<Held> {
+export async function holdForApproval({ orm, temporal, config }: ServiceContext, { tenantId, source, requesterHolderId, idempotencyKey, payment }: PaymentToHold): Promise<Held> {
   const hash = requestHash(payment);
   const expiresAt = new Date(Date.now() + config.APPROVAL_TTL_MS);
   const { request, handOff } = await orm.em.fork().transactional(async (em) => {

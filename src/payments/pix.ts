@@ -1,3 +1,4 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Account } from '../accounts/entities.ts';
 import { holdForApproval, type Held } from '../approvals/service.ts';
 import { isTrustedReceiver } from '../contacts/receiver.ts';
@@ -35,7 +36,7 @@ export interface PayoutView {
   trustedContact: boolean;
 }
 
-interface Payer {
+interface HolderPayer {
   auth: HolderAuth;
   /** The caller's own operating account (checked by the route). */
   account: Account;
@@ -43,14 +44,31 @@ interface Payer {
   idempotencyKey: string;
 }
 
-export interface KeyPayment extends Payer {
+/** Who pays, once the PIN is checked: the account, the holder who asked (an approval's requester), the unit of work. */
+interface Payer {
+  em: EntityManager;
+  tenantId: string;
+  requesterHolderId: string;
+  account: Account;
+  idempotencyKey: string;
+}
+
+const payerOf = (request: HolderPayer): Payer => ({
+  em: request.auth.em,
+  tenantId: request.auth.holder.tenantId,
+  requesterHolderId: request.auth.holder.id,
+  account: request.account,
+  idempotencyKey: request.idempotencyKey,
+});
+
+export interface KeyPayment extends HolderPayer {
   amountCents: bigint;
   pixKey: string;
   pixKeyType: PixKeyType;
   description: string;
 }
 
-export interface QrCodePayment extends Payer {
+export interface QrCodePayment extends HolderPayer {
   qrCode: string;
   /** Only for a code without amount; otherwise omitted or equal to the code's (the charge's, for a dynamic code). */
   amountCents: bigint | undefined;
@@ -63,6 +81,24 @@ export async function payPixKey(ctx: PaymentContext, request: KeyPayment): Promi
   const beneficiary = await ctx.pixProvider.resolveKey(request.pixKeyType, request.pixKey);
   if (!beneficiary) throw new DomainError('PIX_KEY_NOT_FOUND');
   await checkPin(request.auth, ctx.config, request.pin);
+  return pay(ctx, payerOf(request), { channel: 'PIX_OUT', amountCents: request.amountCents, pixKey: request.pixKey, pixKeyType: request.pixKeyType, beneficiary, qr: null, description: request.description });
+}
+
+/** A payment to a Pix key that its holder authorized earlier (a scheduled payment's occurrence, PIN given when scheduled). */
+export interface AuthorizedKeyPayment extends Payer {
+  amountCents: bigint;
+  pixKey: string;
+  pixKeyType: PixKeyType;
+  description: string;
+}
+
+/**
+ * Pays a Pix key as `payPixKey` does, without asking for the PIN again: the key resolved now (its owner when the money
+ * moves), then held for the account's approver, or debited with its settlement handed off.
+ */
+export async function payAuthorizedPixKey(ctx: PaymentContext, request: AuthorizedKeyPayment): Promise<PaymentAnswer> {
+  const beneficiary = await ctx.pixProvider.resolveKey(request.pixKeyType, request.pixKey);
+  if (!beneficiary) throw new DomainError('PIX_KEY_NOT_FOUND');
   return pay(ctx, request, { channel: 'PIX_OUT', amountCents: request.amountCents, pixKey: request.pixKey, pixKeyType: request.pixKeyType, beneficiary, qr: null, description: request.description });
 }
 
@@ -79,7 +115,7 @@ export async function payQrCode(ctx: PaymentContext, request: QrCodePayment): Pr
   const beneficiary = await ctx.pixProvider.resolveKey(key.pixKeyType, key.pixKey);
   if (!beneficiary) throw new DomainError('PIX_KEY_NOT_FOUND');
   await checkPin(request.auth, ctx.config, request.pin);
-  return pay(ctx, request, {
+  return pay(ctx, payerOf(request), {
     channel: 'QR_CODE_OUT',
     amountCents,
     ...key,
@@ -99,7 +135,7 @@ async function payDynamicCode(ctx: PaymentContext, request: QrCodePayment, code:
   const amountCents = scannedChargeAmount(charge, code, request.amountCents);
   const beneficiary = await ctx.pixProvider.resolveChargeReceiver(charge);
   if (!beneficiary) throw new DomainError('PIX_KEY_NOT_FOUND');
-  return pay(ctx, request, {
+  return pay(ctx, payerOf(request), {
     channel: 'QR_CODE_OUT',
     amountCents,
     pixKey: charge.pixKey,
@@ -120,13 +156,13 @@ const qrDescription = (code: BrCode) => `Pagamento QR Code ${code.merchantName}`
  */
 async function pay(ctx: PaymentContext, payer: Payer, payment: Payment): Promise<PaymentAnswer> {
   const { config, logger, orm, temporal } = ctx;
-  const tenantId = payer.auth.holder.tenantId;
+  const { tenantId } = payer;
   if (payer.account.approverHolderId) {
     const held: HeldPayment = { kind: 'PIX', ...payment, amountCents: payment.amountCents.toString() };
-    return { kind: 'held', held: await holdForApproval(ctx, { tenantId, source: payer.account, requesterHolderId: payer.auth.holder.id, idempotencyKey: payer.idempotencyKey, payment: held }) };
+    return { kind: 'held', held: await holdForApproval(ctx, { tenantId, source: payer.account, requesterHolderId: payer.requesterHolderId, idempotencyKey: payer.idempotencyKey, payment: held }) };
   }
   // Read before the debit, not beside it: the PIN's check and the key's lookup before it cost far more.
-  const trustedContact = await isTrustedReceiver(payer.auth.em, payer.account.id, payment);
+  const trustedContact = await isTrustedReceiver(payer.em, payer.account.id, payment);
   const debit = payoutDebitOf(config.KEY_PEPPER, { ...payment, tenantId, account: payer.account, idempotencyKey: payer.idempotencyKey });
   const start = pixPayoutStart({ payoutId: debit.payoutId, tenantId, accountId: payer.account.id, timing: payoutTiming(config) });
   try {
@@ -176,5 +212,6 @@ function limitExceeded(payoutId: string, breach: LimitBreach | null): DomainErro
 // Declared last: they name the steps above. The debit answers through outcomeOf (the queue's and the direct call's alike).
 pay.raises = refusals(holdForApproval, outcomeOf, answerOf, 'PAYMENT_NOT_DEBITED');
 payPixKey.raises = refusals(checkPin, pay, 'PIX_KEY_NOT_FOUND', 'PIX_PROVIDER_UNAVAILABLE');
+payAuthorizedPixKey.raises = refusals(pay, 'PIX_KEY_NOT_FOUND', 'PIX_PROVIDER_UNAVAILABLE');
 payDynamicCode.raises = refusals(checkPin, retriedQrPayout, answerOf, readScannedCharge, scannedChargeAmount, pay, 'PIX_KEY_NOT_FOUND', 'PIX_PROVIDER_UNAVAILABLE');
 payQrCode.raises = refusals(checkPin, pay, 'PIX_KEY_NOT_FOUND', 'PIX_PROVIDER_UNAVAILABLE', payDynamicCode);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { handOffUncertain, dispatchHandOff } from '../handoff/dispatch.ts';
 import { definitelyRefused } from '../persistence/database-errors.ts';
-import type { PlatformContext } from '../platform-context.ts';
+import type { ServiceContext } from '../platform-context.ts';
 import { DomainError, isRefusal, refusals } from '../shared/errors.ts';
 import { derivedId } from '../shared/ids.ts';
 import { within } from '../shared/time.ts';
@@ -21,7 +21,7 @@ export interface TevRequest {
 }
 
 /** What a TEV request uses besides the platform: the request path's settlement queue, and the transfers whose outcome comes later (none in production). */
-export interface TevContext extends PlatformContext {
+export interface TevContext extends ServiceContext {
   settlements: SettlementQueue;
   /** The transfers whose outcome comes later instead of at once, and how (the sandbox's ,97 and ,98, src/sandbox/tev-outcomes.ts). */
   deferredTevOutcome?: ((amountCents: bigint) => SandboxTevOutcome | null) | undefined;

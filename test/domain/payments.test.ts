@@ -26,7 +26,7 @@ import { approveAndExecute } from '../../src/payments/approved-payment.ts';
 import { paymentContext, type PaymentContext } from '../../src/payments/context.ts';
 import { payPixKey } from '../../src/payments/pix.ts';
 import { payTev, payTevAsHolder } from '../../src/payments/tev.ts';
-import { closePlatform, platformContext } from '../../src/platform-context.ts';
+import { closePlatform, platformContext, type PlatformContext } from '../../src/platform-context.ts';
 import { createPspApp } from '../../src/sandbox/psp/app.ts';
 import { PLATFORM_ISPB } from '../../src/shared/institution.ts';
 import type { TevRequest } from '../../src/transfers/service.ts';
@@ -44,7 +44,7 @@ const db = domainDatabase();
 
 const logger = pino({ level: 'silent' });
 let psp: { server: Server; pool: pg.Pool };
-let ctx: PaymentContext;
+let ctx: PlatformContext & PaymentContext;
 
 beforeAll(async () => {
   const pool = new pg.Pool({ connectionString: process.env.TEST_DATABASE_URL!, max: 2 });
