@@ -26,6 +26,7 @@ export const FLOORS: readonly (readonly string[])[] = [
   ['pix/'],
   ['contacts/'],
   ['payments/', 'statements/', 'sandbox/'],
+  ['schedules/'], // pays through payments/
   // What puts the modules together: the entity list and openDatabase; the operator CLI, which opens it, and the api's
   // two apps; the api process, which opens it and serves them.
   ['database.ts'],

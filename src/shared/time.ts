@@ -31,6 +31,26 @@ export function isoSaoPaulo(date: Date): string {
   return `${p.date}T${p.time}.${String(date.getUTCMilliseconds()).padStart(3, '0')}${p.offset}`;
 }
 
+/** The calendar date in America/Sao_Paulo at `date`: `YYYY-MM-DD`. */
+export const saoPauloDate = (date: Date): string => partsIn(date, SAO_PAULO).date;
+
+/** The offset of America/Sao_Paulo at `date`, in ms (-03:00 → -10_800_000). */
+function saoPauloOffsetMs(date: Date): number {
+  const [, sign, hours, minutes] = /^([+-])(\d{2}):(\d{2})$/.exec(partsIn(date, SAO_PAULO).offset) ?? [];
+  if (!sign) return 0;
+  return (sign === '-' ? -1 : 1) * (Number(hours) * 3_600_000 + Number(minutes) * 60_000);
+}
+
+/**
+ * The moment a São Paulo wall-clock date and time (`YYYY-MM-DD`, `HH:MM:SS`) name. The offset is the time zone
+ * database's for that moment (−03:00 since 2019; the summer times before it, or any the country brings back, too).
+ */
+export function saoPauloInstant(date: string, time: string): Date {
+  const wall = Date.parse(`${date}T${time}Z`);
+  const guess = wall - saoPauloOffsetMs(new Date(wall));
+  return new Date(wall - saoPauloOffsetMs(new Date(guess)));
+}
+
 export class DeadlineExceeded extends Error {}
 
 /** The work's result, or a DeadlineExceeded rejection once `ms` pass (the work itself goes on). */

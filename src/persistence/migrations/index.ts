@@ -23,6 +23,7 @@ import { Migration20261124000950_tev_request_hash } from './Migration20261124000
 import { Migration20261124001000_transaction_limits } from './Migration20261124001000_transaction_limits.ts';
 import { Migration20261124001100_trusted_contacts } from './Migration20261124001100_trusted_contacts.ts';
 import { Migration20261124001150_payout_movement_checked_at_commit } from './Migration20261124001150_payout_movement_checked_at_commit.ts';
+import { Migration20261124001200_scheduled_payments } from './Migration20261124001200_scheduled_payments.ts';
 
 /** Every schema change, in order. New migrations are appended here. */
 export const migrations = [
@@ -51,4 +52,5 @@ export const migrations = [
   Migration20261124001000_transaction_limits,
   Migration20261124001100_trusted_contacts,
   Migration20261124001150_payout_movement_checked_at_commit,
+  Migration20261124001200_scheduled_payments,
 ];
