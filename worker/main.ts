@@ -4,6 +4,7 @@ import { createLogger } from '../src/logger.ts';
 import { openDatabase } from '../src/database.ts';
 import { connectTemporal, ensureSearchAttributes } from '../src/temporal/connection.ts';
 import { startHandOffReconciler } from '../src/handoff/reconciler.ts';
+import { paymentContext } from '../src/payments/context.ts';
 import { startOutboxRelay } from '../src/webhooks/relay.ts';
 import { createWorker } from './worker.ts';
 
@@ -15,7 +16,9 @@ const temporal = await connectTemporal(config);
 const added = await ensureSearchAttributes(temporal.connection, config.TEMPORAL_NAMESPACE);
 if (added.length > 0) logger.info({ searchAttributes: added }, 'search attributes registered');
 
-const { worker, connection } = await createWorker(config, orm, logger);
+// The payments the worker makes itself (a scheduled payment's occurrences) go through the api's use cases and queues.
+const payments = paymentContext({ config, logger, orm, temporal });
+const { worker, connection } = await createWorker({ config, orm, logger, payments });
 // The reconciler's client shares the worker's connection, so the runs it starts are handed to this worker eagerly.
 const workerClient = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
 const reconciler = startHandOffReconciler(orm, workerClient, config.TEMPORAL_TASK_QUEUE, logger, true);

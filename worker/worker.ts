@@ -1,15 +1,15 @@
 import { createRequire } from 'node:module';
 import { NativeConnection, Runtime, Worker, type LogLevel, type LogMetadata } from '@temporalio/worker';
 import type { Logger } from 'pino';
-import type { Config } from '../src/config.ts';
-import type { Orm } from '../src/persistence/orm.ts';
+import type { ActivityDeps } from '../activities/deps.ts';
 import { createActivities } from '../activities/index.ts';
 
 const require = createRequire(import.meta.url);
 let runtimeInstalled = false;
 
 /** Creates the worker for the platform's task queue; `run()` it and it stops on SIGINT/SIGTERM after draining. */
-export async function createWorker(config: Config, orm: Orm, logger: Logger): Promise<{ worker: Worker; connection: NativeConnection }> {
+export async function createWorker(deps: ActivityDeps): Promise<{ worker: Worker; connection: NativeConnection }> {
+  const { config, logger } = deps;
   if (!runtimeInstalled) {
     Runtime.install({ logger: sdkLogger(logger) });
     runtimeInstalled = true;
@@ -23,7 +23,7 @@ export async function createWorker(config: Config, orm: Orm, logger: Logger): Pr
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     ...workflowSource,
-    activities: createActivities({ config, orm, logger }),
+    activities: createActivities(deps),
     // On SIGTERM, activities in flight finish (they are short) instead of waiting out their timeout on another worker.
     shutdownGraceTime: '10 seconds',
     // Nearly every run here is new and short (a transfer, a delivery): its first task comes from the non-sticky

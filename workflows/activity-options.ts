@@ -10,6 +10,13 @@ const RETRY_UNTIL_THE_DATABASE_ANSWERS = { initialInterval: '500 milliseconds', 
 /** A database step: one or a few transactions. 15 s also covers a database that pauses for 10 s. */
 export const DATABASE_STEP: ActivityOptions = { startToCloseTimeout: '15 seconds', retry: RETRY_UNTIL_THE_DATABASE_ANSWERS };
 
+/**
+ * A payment made through the request path's use cases (a scheduled occurrence): the Pix key's lookup at the provider
+ * (its adapter retries within its own timeout), then the posting, which answers within TEV_RESPONSE_DEADLINE_MS.
+ * Idempotent by the occurrence's key, so an attempt that outlives its timeout and its retry pay once.
+ */
+export const PAYMENT_STEP: ActivityOptions = { startToCloseTimeout: '30 seconds', retry: RETRY_UNTIL_THE_DATABASE_ANSWERS };
+
 /** A database step run in the worker that holds the workflow task, for an early return to a waiting caller. */
 export const LOCAL_DATABASE_STEP: LocalActivityOptions = { startToCloseTimeout: '15 seconds', retry: RETRY_UNTIL_THE_DATABASE_ANSWERS };
 

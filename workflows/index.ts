@@ -7,3 +7,4 @@ export { approvalWorkflow } from './approval.ts';
 export { pixPayoutWorkflow } from './pix-payout.ts';
 export { pixChargeRefundWorkflow, pixChargeWorkflow } from './pix-charge.ts';
 export { delayedEffectWorkflow } from './delayed-effect.ts';
+export { scheduledPaymentWorkflow } from './scheduled-payment.ts';

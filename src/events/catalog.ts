@@ -2,14 +2,14 @@ import { accountNumber, branch, cents, cuid, documentNumber, paymentDate, pixEnd
 import { z } from '../shared/zod.ts';
 
 /*
- * The events of interface.md section 6: the `data` of each type, defined once. The TypeScript producers are typed by it
+ * The events of interface.md section 6, and the platform's own after them: the `data` of each type, defined once. The TypeScript producers are typed by it
  * (`enqueueEvents` takes an `OutboxEvent`), the OpenAPI `webhooks` document it (src/webhooks/event-docs.ts), and
  * test/domain/events.test.ts parses every event the producers write with it, those of the SQL posting functions
  * (src/ledger/sql/settle_tev.sql, return_pix_payout.sql) included. Nothing parses payloads at run time: the request
  * path pays nothing for them.
  */
 
-/** The event types, in the order of section 6. */
+/** The event types, in the order of section 6, then the platform's own. */
 export const EVENT_TYPES = [
   'pix.in.received',
   'pix.payout.succeeded',
@@ -22,6 +22,9 @@ export const EVENT_TYPES = [
   'tev.in.received',
   'tev.out.succeeded',
   'tev.out.failed',
+  // Beyond section 6, opt-in at registration: the occurrences of scheduled payments.
+  'payment.scheduled.executed',
+  'payment.scheduled.failed',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -128,6 +131,29 @@ const tevCommon = {
 const tevSettled = z.object(tevCommon);
 const tevFailed = z.object({ ...tevCommon, reason: z.string().openapi({ example: 'INSUFFICIENT_BALANCE' }) });
 
+const scheduledOccurrence = {
+  scheduleId: z.uuid().openapi({ example: '7b1e4c2a-9d3f-4a8e-b6c5-0f2d1e3a4b5c' }),
+  occurrenceDate: z.iso.date().openapi({ description: 'The São Paulo date of the occurrence', example: '2026-12-05' }),
+  dueAt: utcDateTime('2026-12-05T09:00:00.000Z'),
+  startedAt: utcDateTime('2026-12-05T09:00:00.412Z').openapi({ description: 'When its first attempt started' }),
+  late: z.boolean().openapi({ description: 'It started later than its due time allows (the platform was away): it ran as soon as it could' }),
+  attempts: z.number().int().min(1).openapi({ description: 'Attempts made: retries follow refusals for insufficient balance', example: 1 }),
+  kind: z.enum(['PIX_KEY', 'TEV']),
+  amountCents: cents('15000'),
+  occurredAt: utcDateTime('2026-12-05T09:00:00.731Z'),
+};
+const scheduledExecuted = z.object({
+  ...scheduledOccurrence,
+  status: z.enum(['PAID', 'HELD_FOR_APPROVAL']).openapi({ description: 'PAID: the TEV settled or the Pix was debited; HELD_FOR_APPROVAL: the approver decides' }),
+  tevTransferId: cuid('t2k7m4q9x1v8c3n6b0z5w7r4').nullable(),
+  payoutId: payoutId().nullable().openapi({ description: "The Pix payout; its pix.payout.* events follow as any payout's" }),
+  approvalRequestId: z.uuid().nullable().openapi({ example: null }),
+});
+const scheduledFailed = z.object({
+  ...scheduledOccurrence,
+  reason: z.string().openapi({ description: "The refusal's code (INSUFFICIENT_BALANCE after the retries, LIMIT_EXCEEDED, …)", example: 'INSUFFICIENT_BALANCE' }),
+});
+
 /** The `data` of each event type. */
 export const EVENT_DATA = {
   'pix.in.received': pixInReceived,
@@ -141,6 +167,8 @@ export const EVENT_DATA = {
   'tev.in.received': tevSettled,
   'tev.out.succeeded': tevSettled,
   'tev.out.failed': tevFailed,
+  'payment.scheduled.executed': scheduledExecuted,
+  'payment.scheduled.failed': scheduledFailed,
 } satisfies Record<EventType, z.ZodObject>;
 
 export type EventData<T extends EventType> = z.infer<(typeof EVENT_DATA)[T]>;

@@ -27,6 +27,18 @@ const tevExample = {
   occurredAt: at,
 };
 
+const scheduledExample = {
+  scheduleId: '7b1e4c2a-9d3f-4a8e-b6c5-0f2d1e3a4b5c',
+  occurrenceDate: '2026-12-05',
+  dueAt: '2026-12-05T09:00:00.000Z',
+  startedAt: '2026-12-05T09:00:00.412Z',
+  late: false,
+  attempts: 1,
+  kind: 'PIX_KEY' as const,
+  amountCents: '15000',
+  occurredAt: '2026-12-05T09:00:00.731Z',
+};
+
 /** Each event's summary and example; the example is typed by its definition, so it cannot drift from it. */
 const EVENTS: { [T in EventType]: { summary: string; example: EventData<T> } } = {
   'pix.in.received': {
@@ -103,6 +115,14 @@ const EVENTS: { [T in EventType]: { summary: string; example: EventData<T> } } =
     summary: 'A TEV sent by the account was refused; nothing moved',
     example: { ...tevExample, movementId: null, reason: 'INSUFFICIENT_BALANCE' },
   },
+  'payment.scheduled.executed': {
+    summary: "A scheduled payment's occurrence ran: paid (the TEV settled, the Pix debited) or held for the account's approver",
+    example: { ...scheduledExample, status: 'PAID', tevTransferId: null, payoutId: 'p6c1v8x3z0b5n2m9q4w7k1r6', approvalRequestId: null },
+  },
+  'payment.scheduled.failed': {
+    summary: "A scheduled payment's occurrence was refused (after its retries, for insufficient balance); the schedule goes on",
+    example: { ...scheduledExample, attempts: 4, reason: 'INSUFFICIENT_BALANCE' },
+  },
 };
 
 /** Pascal case of an event type, for component names: `pix.in.received` → `PixInReceived`. */
@@ -121,7 +141,7 @@ const deliveryHeaders = z.object({
     }),
 });
 
-/** Registers the eleven events under the document's top-level `webhooks`, each a POST of `{ event, data }`. */
+/** Registers the events (the eleven of section 6, then the platform's own) under the document's top-level `webhooks`, each a POST of `{ event, data }`. */
 export function documentWebhookEvents(registry: OpenAPIRegistry): void {
   for (const type of EVENT_TYPES) {
     const { summary, example } = EVENTS[type];

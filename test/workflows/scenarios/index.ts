@@ -6,6 +6,7 @@ import { kycResultFirst, kycThroughThePage } from './onboarding.ts';
 import { chargeExpires, chargePaidEarly, refundSent } from './pix-charge.ts';
 import { payoutFallbackFails, payoutFallbackSettles, payoutNotified, payoutOutlastsRuns, payoutUncertainNotified, payoutUncertainRejected } from './pix-payout.ts';
 import { probeAnswers } from './probe.ts';
+import { occurrencesRun, scheduleCancelled } from './scheduled-payment.ts';
 import { outcomeUnknown, sandboxDone, sandboxFailed } from './tev.ts';
 import { deliveriesBackOff, wakeEndsIdleWait } from './webhook-endpoint.ts';
 
@@ -31,6 +32,9 @@ export const recordedScenarios: Record<string, (h: WorkflowHarness) => Promise<S
   'pix-payout-uncertain-notified': payoutUncertainNotified,
   'pix-payout-waits-across-runs': payoutOutlastsRuns,
   probe: probeAnswers,
+  'scheduled-payment-runs': (h) => occurrencesRun(h, { dueInMs: [500, 1_000], answers: [['SCHEDULED', 'PAID'], ['FAILED']] }),
+  'scheduled-payment-cancelled': scheduleCancelled,
+  'scheduled-payment-continues-as-new': (h) => occurrencesRun(h, { dueInMs: [300, 600, 900], roundsPerRun: 2 }),
   'tev-sandbox-done': sandboxDone,
   'tev-sandbox-failed': sandboxFailed,
   'tev-outcome-unknown': outcomeUnknown,
