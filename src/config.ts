@@ -166,6 +166,14 @@ const schema = z
      * least 24 and at most 48.
      */
     LIMIT_INCREASE_DELAY: z.coerce.number().min(24, 'must be at least 24 (hours)').max(48, 'must be at most 48 (hours)').default(24),
+    /**
+     * A scheduled payment's occurrence refused for insufficient balance is tried again this many times, each this long
+     * after the last (3 times, 3 hours apart), within its São Paulo day; then it fails and the schedule goes on.
+     */
+    SCHEDULED_PAYMENT_RETRIES: z.coerce.number().int().min(0).max(10).default(3),
+    SCHEDULED_PAYMENT_RETRY_INTERVAL_MS: positiveMs.default(3 * 3_600_000),
+    /** An occurrence that starts more than this after its due time (the platform was away) is recorded `late`. */
+    SCHEDULED_PAYMENT_LATE_AFTER_MS: positiveMs.default(60_000),
     /** Longest a request is answered in: then 503 UNAVAILABLE (a dependency, usually the database, does not answer). */
     REQUEST_DEADLINE_MS: positiveMs.default(20_000),
     /** How long an HTTP caller waits for a TEV outcome before getting `submitted_unknown`. */

@@ -11,6 +11,7 @@ import { registerPixPaymentRoutes } from '../payments/pix-routes.ts';
 import { registerHolderTevPaymentRoutes } from '../payments/tev-routes.ts';
 // Mounted when SANDBOX=1: with the api's entry point, the only production code that imports src/sandbox/ (test/sandbox-boundary.test.ts).
 import { registerSandboxRoutes } from '../sandbox/routes.ts';
+import { registerHolderScheduleRoutes } from '../schedules/routes.ts';
 import { registerStatementRoutes } from '../statements/routes.ts';
 import { registerHolderTevRoutes } from '../transfers/holder-routes.ts';
 import { createHttpApp } from '../http/app.ts';
@@ -30,6 +31,7 @@ export function createHolderApp(platform: PlatformContext & PaymentContext): Exp
   registerApprovalRoutes(router, registry, platform, auth);
   registerPixPaymentRoutes(router, registry, platform, auth);
   registerContactRoutes(router, registry, platform.config, auth);
+  registerHolderScheduleRoutes(router, registry, platform, auth);
   registerPixLocationRoutes(router, registry, platform);
   registerStatementRoutes(router, registry, platform, auth);
   if (platform.config.SANDBOX) registerSandboxRoutes(router, registry, platform);

@@ -5,6 +5,7 @@ import { registerPixProviderNotificationRoutes } from '../pix/provider-notificat
 import type { PaymentContext } from '../payments/context.ts';
 import type { PlatformContext } from '../platform-context.ts';
 import { registerIntegrationTevPaymentRoutes } from '../payments/tev-routes.ts';
+import { registerIntegrationScheduleRoutes } from '../schedules/routes.ts';
 import { apiKeyAuthenticator } from '../tenants/api-key-auth.ts';
 import { registerIntegrationTevRoutes } from '../transfers/integration-routes.ts';
 import { registerWebhookDeliveryRoutes } from '../webhooks/delivery-routes.ts';
@@ -26,6 +27,7 @@ export function createIntegrationApp(platform: PlatformContext & PaymentContext)
   registerWebhookRoutes(router, registry, platform, auth);
   registerWebhookDeliveryRoutes(router, registry, platform, auth);
   registerPixChargeRoutes(router, registry, platform, auth);
+  registerIntegrationScheduleRoutes(router, registry, platform, auth);
   registerPixProviderNotificationRoutes(router, registry, platform);
   documentWebhookEvents(registry);
   return createHttpApp({
@@ -40,7 +42,7 @@ export function createIntegrationApp(platform: PlatformContext & PaymentContext)
     registry,
     document: {
       title: 'Banking platform: integration API',
-      description: 'Single-step internal transfers, transfer queries, fees and webhook endpoints for integrators.',
+      description: 'Single-step internal transfers, transfer queries, fees, Pix charges, scheduled payments and webhook endpoints for integrators.',
       serverUrl: platform.config.publicApiUrl,
     },
   });

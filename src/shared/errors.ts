@@ -145,6 +145,9 @@ export const REFUSALS = {
   APPROVER_NOT_ACTIVE: { code: 'INVALID_APPROVER', message: 'The approver must be an ACTIVE holder' },
   // Trusted contacts
   CONTACT_ALREADY_EXISTS: { message: 'This account already has this contact; remove it first to add it again' },
+  // Scheduled payments
+  SCHEDULE_NOT_ACTIVE: { message: 'This schedule has no occurrence left to run: it was cancelled, or every occurrence ran' },
+  OCCURRENCE_NOT_CANCELLABLE: { message: ({ status }: { status: string }) => `Only an occurrence still to run can be cancelled; this one is ${status}` },
   // Webhooks
   WEBHOOK_URL_NOT_ALLOWED: { message: 'The URL must resolve to public addresses only (no loopback, private, link-local or metadata hosts)' },
   WEBHOOK_DISABLED: { message: 'The endpoint is deleted; register it again to receive events' },

@@ -7,11 +7,19 @@
  * has that is missing, fails. The code's event types all have a definition, and each definition is written here.
  */
 import { randomUUID } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, test } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { pino } from 'pino';
 import { Account } from '../../src/accounts/entities.ts';
+import { loadConfig } from '../../src/config.ts';
+import { openDatabase } from '../../src/database.ts';
 import { EVENT_DATA, EVENT_TYPES, type EventType } from '../../src/events/catalog.ts';
+import { paymentContext, type PaymentContext } from '../../src/payments/context.ts';
+import { runOccurrence } from '../../src/schedules/execution.ts';
+import { schedulePayment } from '../../src/schedules/service.ts';
+import { lazyTemporal } from '../../src/temporal/connection.ts';
 import { createCharge, expireCharge } from '../../src/pix/charges.ts';
 import { payCharge, refundCharge } from '../../src/pix/charge-settlement.ts';
 import { pixEndToEndId } from '../../src/pix/end-to-end.ts';
@@ -28,6 +36,30 @@ import { tevSubmission } from './support/tev.ts';
 const db = domainDatabase();
 const config = { TEV_MAX_AMOUNT_CENTS: 1_000_000n };
 const taskQueue = `test-${randomUUID()}`;
+
+/** The payment use cases, for a scheduled payment's occurrence: their hand-offs go to a task queue no worker serves. */
+let payments: PaymentContext;
+beforeAll(async () => {
+  const platform = loadConfig(
+    { NODE_ENV: 'test', DATABASE_URL: process.env.TEST_DATABASE_URL, TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS, TEMPORAL_TASK_QUEUE: taskQueue },
+    mkdtempSync(join(tmpdir(), 'events-domain-')),
+  );
+  payments = paymentContext({ config: platform, logger: pino({ level: 'silent' }), orm: await openDatabase(platform.DATABASE_URL, 4), temporal: lazyTemporal(platform) });
+});
+afterAll(async () => {
+  await payments?.temporal.connection.close();
+  await payments?.orm.close();
+});
+
+/** A moment as a São Paulo date and time of day, as a schedule is written. */
+function saoPauloClock(at: Date): { date: string; time: string } {
+  const p = Object.fromEntries(
+    new Intl.DateTimeFormat('en-CA', { timeZone: 'America/Sao_Paulo', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' })
+      .formatToParts(at)
+      .map((x) => [x.type, x.value]),
+  );
+  return { date: `${p.year}-${p.month}-${p.day}`, time: `${p.hour}:${p.minute}:${p.second}` };
+}
 
 /** The event types the cases below wrote, for the check that every definition is written by one. */
 const written = new Set<string>();
@@ -171,6 +203,25 @@ describe('the events a case writes parse with their definitions', () => {
     await refundCharge(db.em(), taskQueue, account, untagged.id, randomUUID(), 3_000n);
     expect(await expireCharge(db.em(), unpaid.id)).toBe('EXPIRED');
     expect((await expectEventsConform(w.tenantId)).slice(1)).toEqual(['pix.charge.paid', 'pix.charge.paid', 'pix.charge.refunded', 'pix.charge.refunded', 'pix.charge.expired']);
+  });
+
+  test('scheduled payments: an occurrence paid, and one refused for insufficient balance once its retries are spent', async () => {
+    const w = await world();
+    const account = await db.em().findOneOrFail(Account, { id: w.payer.accountId });
+    const policy = { retries: 0, retryIntervalMs: 1_000, lateAfterMs: 60_000 };
+    // Made "two minutes ago" (the clock is the caller's), due a minute ago: due now by the database's clock.
+    const due = saoPauloClock(new Date(Date.now() - 60_000));
+    for (const amountCents of [1_000n, 1_000_000n]) {
+      const { schedule } = await schedulePayment(payments, db.em(), {
+        account,
+        origin: 'INTEGRATION_API',
+        request: { target: { kind: 'TEV', branch: w.payee.agency, account: w.payee.number }, amountCents, description: null, rule: { ...due, recurrence: null } },
+        idempotencyKey: randomUUID(),
+        now: new Date(Date.now() - 120_000),
+      });
+      await runOccurrence(payments, w.tenantId, schedule.id, due.date, policy);
+    }
+    expect((await expectEventsConform(w.tenantId)).slice(1)).toEqual(['tev.out.succeeded', 'tev.in.received', 'payment.scheduled.executed', 'tev.out.failed', 'payment.scheduled.failed']);
   });
 
   test('every definition was written by a case above', () => {

@@ -11,6 +11,8 @@ export interface Platform {
   env: NodeJS.ProcessEnv;
   startWorker(): Promise<void>;
   stopWorker(): Promise<void>;
+  /** SIGKILL: the worker dies wherever it is, activities in flight included. */
+  killWorker(): Promise<void>;
   startPsp(): Promise<void>;
   stopPsp(): Promise<void>;
   stop(): Promise<void>;
@@ -102,6 +104,11 @@ export async function startPlatform(overrides: NodeJS.ProcessEnv = {}): Promise<
     await worker?.stop();
     worker = null;
   };
+  const killWorker = async () => {
+    worker?.child.kill('SIGKILL');
+    await worker?.exited;
+    worker = null;
+  };
 
   const api = launch('api', 'src/main.ts', env, history);
   try {
@@ -118,6 +125,7 @@ export async function startPlatform(overrides: NodeJS.ProcessEnv = {}): Promise<
     env,
     startWorker,
     stopWorker,
+    killWorker,
     startPsp,
     stopPsp,
     async stop() {

@@ -1,0 +1,207 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Account } from '../accounts/entities.ts';
+import { holderAccountByNumber } from '../accounts/store.ts';
+import type { Config } from '../config.ts';
+import { insertHandOffs } from '../handoff/store.ts';
+import type { HolderAuth } from '../identity/authenticator.ts';
+import { checkPin } from '../identity/pin.ts';
+import type { PaymentContext } from '../payments/context.ts';
+import type { PixKeyType } from '../pix/keys.ts';
+import { DomainError, notFound, refusals } from '../shared/errors.ts';
+import { newUuid } from '../shared/ids.ts';
+import { assertSameRequest, requestHash } from '../shared/idempotency.ts';
+import { decodeCursor, pageOf } from '../shared/pagination.ts';
+import { scheduleChangedWake, scheduledPaymentStart, type OccurrencePolicy } from '../../workflows/contracts/scheduled-payment.ts';
+import { planOccurrences, type PlannedOccurrence, type ScheduleRule } from './recurrence.ts';
+import {
+  findSchedule,
+  findScheduleByKey,
+  insertSchedule,
+  listSchedulesOf,
+  markOccurrenceCancelled,
+  markScheduleCancelled,
+  occurrencesOf,
+  type Occurrence,
+  type Schedule,
+  type ScheduledTarget,
+  type ScheduleOrigin,
+} from './store.ts';
+
+/**
+ * Scheduled and recurring payments: a holder (with the PIN) or an integrator (for an account of its key) schedules a
+ * Pix to a key, or a TEV to an account of the tenant, for a São Paulo date and time, once or as a recurrence. The
+ * schedule, every occurrence and the hand-off of its workflow are recorded in one transaction; nothing here calls
+ * Temporal (the worker's reconciler starts the run). Each occurrence is paid by `runOccurrence` (execution.ts).
+ */
+
+/** A payment as asked: the receiver as written (a key in canonical form, an account by branch and number). */
+export interface ScheduleRequest {
+  target: { kind: 'PIX_KEY'; pixKey: string; pixKeyType: PixKeyType } | { kind: 'TEV'; branch: string; account: string };
+  amountCents: bigint;
+  description: string | null;
+  rule: ScheduleRule;
+}
+
+/** A schedule with its occurrences: the past ones with what came of them, the next ones with their due time. */
+export interface ScheduleDetail {
+  schedule: Schedule;
+  occurrences: Occurrence[];
+}
+
+/** The occurrences' policy in force, as the run is given it. */
+export const occurrencePolicy = (config: Pick<Config, 'SCHEDULED_PAYMENT_RETRIES' | 'SCHEDULED_PAYMENT_RETRY_INTERVAL_MS' | 'SCHEDULED_PAYMENT_LATE_AFTER_MS'>): OccurrencePolicy => ({
+  retries: config.SCHEDULED_PAYMENT_RETRIES,
+  retryIntervalMs: config.SCHEDULED_PAYMENT_RETRY_INTERVAL_MS,
+  lateAfterMs: config.SCHEDULED_PAYMENT_LATE_AFTER_MS,
+});
+
+const runOf = (config: Config, s: Pick<Schedule, 'id' | 'tenantId' | 'accountId'>) => ({ scheduleId: s.id, tenantId: s.tenantId, accountId: s.accountId, policy: occurrencePolicy(config) });
+
+/** The receiver as the schedule keeps it: the key's owner now (for the holder to see), or the tenant's account as numbered. */
+async function targetOf(ctx: PaymentContext, em: EntityManager, account: Account, target: ScheduleRequest['target']): Promise<ScheduledTarget> {
+  if (target.kind === 'PIX_KEY') {
+    const beneficiary = await ctx.pixProvider.resolveKey(target.pixKeyType, target.pixKey);
+    if (!beneficiary) throw new DomainError('PIX_KEY_NOT_FOUND');
+    return { ...target, beneficiaryName: beneficiary.name };
+  }
+  const found = await holderAccountByNumber(em, account.tenantId, target.branch, target.account);
+  if (!found) throw new DomainError('DESTINATION_NOT_FOUND', undefined, [{ path: 'body.account', message: 'no account with this branch and number in this tenant' }]);
+  if (found.id === account.id) throw new DomainError('SAME_ACCOUNT', undefined, [{ path: 'body.account', message: 'the account itself' }]);
+  return { kind: 'TEV', branch: found.branch, account: found.account };
+}
+targetOf.raises = refusals('PIX_KEY_NOT_FOUND', 'PIX_PROVIDER_UNAVAILABLE', 'DESTINATION_NOT_FOUND', 'SAME_ACCOUNT');
+
+interface Scheduling {
+  account: Account;
+  origin: ScheduleOrigin;
+  request: ScheduleRequest;
+  idempotencyKey: string;
+  /** The moment the schedule is made at: its first occurrence must be later. */
+  now: Date;
+}
+
+/** What a request schedules, checked: its dates, and its receiver found. */
+interface Checked {
+  planned: PlannedOccurrence[];
+  target: ScheduledTarget;
+}
+
+async function check(ctx: PaymentContext, em: EntityManager, s: Scheduling): Promise<Checked> {
+  const planned = planOccurrences(s.request.rule, s.now);
+  return { planned, target: await targetOf(ctx, em, s.account, s.request.target) };
+}
+check.raises = refusals(targetOf);
+
+/** What a creation asks for, for its Idempotency-Key: the same key with another request is 409. */
+const hashOf = (request: ScheduleRequest): string => requestHash({ ...request, amountCents: request.amountCents.toString() });
+
+/** A retried creation: the schedule its Idempotency-Key made, if the request is the same. */
+async function retried(em: EntityManager, s: Scheduling, hash: string): Promise<ScheduleDetail | null> {
+  const existing = await findScheduleByKey(em, s.account.tenantId, s.account.id, s.idempotencyKey);
+  if (!existing) return null;
+  assertSameRequest(existing.requestHash, hash);
+  return { schedule: existing, occurrences: await occurrencesOf(em, existing.tenantId, existing.id) };
+}
+retried.raises = refusals(assertSameRequest);
+
+/** Records the schedule, its occurrences and its run's hand-off in one transaction (a concurrent retry gets the first). */
+async function record(config: Config, em: EntityManager, s: Scheduling, hash: string, { planned, target }: Checked): Promise<ScheduleDetail> {
+  const id = newUuid();
+  const { account, request } = s;
+  const created = await em.transactional(async (tx) => {
+    const inserted = await insertSchedule(
+      tx,
+      {
+        id,
+        tenantId: account.tenantId,
+        accountId: account.id,
+        origin: s.origin,
+        target,
+        amountCents: request.amountCents,
+        description: request.description,
+        date: request.rule.date,
+        time: request.rule.time,
+        recurrence: request.rule.recurrence,
+        idempotencyKey: s.idempotencyKey,
+        requestHash: hash,
+      },
+      planned,
+    );
+    if (inserted) await insertHandOffs(tx, config.TEMPORAL_TASK_QUEUE, [scheduledPaymentStart(runOf(config, { id, tenantId: account.tenantId, accountId: account.id }))], { dueNow: true });
+    return inserted;
+  });
+  if (!created) return (await retried(em, s, hash))!;
+  return { schedule: (await findSchedule(em, account.tenantId, account.id, id))!, occurrences: await occurrencesOf(em, account.tenantId, id) };
+}
+record.raises = refusals(retried);
+
+/**
+ * An integrator schedules a payment of an account of its key (the route checked the account may move money): its
+ * dates checked (400), its receiver found (the key through the provider, or the account in the tenant), then recorded
+ * with its workflow's hand-off. The same Idempotency-Key answers the schedule it made (another request is 409).
+ */
+export async function schedulePayment(ctx: PaymentContext, em: EntityManager, s: Scheduling): Promise<ScheduleDetail> {
+  const hash = hashOf(s.request);
+  const again = await retried(em, s, hash);
+  if (again) return again;
+  return record(ctx.config, em, s, hash, await check(ctx, em, s));
+}
+schedulePayment.raises = refusals(retried, check, record);
+
+/** A holder schedules a payment of their operating account: as `schedulePayment`, with the PIN checked before it is recorded. */
+export async function schedulePaymentAsHolder(ctx: PaymentContext, auth: HolderAuth, pin: string | undefined, s: Scheduling): Promise<ScheduleDetail> {
+  const hash = hashOf(s.request);
+  const checked = await check(ctx, auth.em, s);
+  await checkPin(auth, ctx.config, pin);
+  return (await retried(auth.em, s, hash)) ?? record(ctx.config, auth.em, s, hash, checked);
+}
+schedulePaymentAsHolder.raises = refusals(check, checkPin, retried, record);
+
+/** One schedule of the account with its occurrences; another account's (or none) is 404. */
+export async function readSchedule(em: EntityManager, account: Pick<Account, 'id' | 'tenantId'>, scheduleId: string): Promise<ScheduleDetail> {
+  const schedule = await findSchedule(em, account.tenantId, account.id, scheduleId);
+  if (!schedule) throw notFound('Scheduled payment');
+  return { schedule, occurrences: await occurrencesOf(em, account.tenantId, schedule.id) };
+}
+readSchedule.raises = refusals('NOT_FOUND');
+
+/** The account's schedules, newest first, a page at a time. */
+export async function listSchedules(em: EntityManager, cursorKey: string, account: Pick<Account, 'id' | 'tenantId'>, limit: number, cursor: string | undefined) {
+  const scope = `scheduled-payments:${account.id}`;
+  const after = cursor === undefined ? null : decodeCursor(cursorKey, scope, cursor);
+  const { items, pagination } = pageOf(await listSchedulesOf(em, account.tenantId, account.id, after, limit + 1), limit, cursorKey, scope);
+  return { schedules: items, pagination };
+}
+
+/**
+ * Cancels a schedule whole (no PIN: it only keeps money where it is): every occurrence still to run is CANCELLED at
+ * once, and the run is woken to end, through a hand-off written in the same transaction. An occurrence running at that
+ * moment finishes. A schedule with nothing left to run is 409.
+ */
+export async function cancelSchedule(config: Config, em: EntityManager, account: Pick<Account, 'id' | 'tenantId'>, scheduleId: string): Promise<ScheduleDetail> {
+  const schedule = await findSchedule(em, account.tenantId, account.id, scheduleId);
+  if (!schedule) throw notFound('Scheduled payment');
+  await em.transactional(async (tx) => {
+    if (!(await markScheduleCancelled(tx, account.tenantId, account.id, scheduleId))) throw new DomainError('SCHEDULE_NOT_ACTIVE');
+    await insertHandOffs(tx, config.TEMPORAL_TASK_QUEUE, [scheduleChangedWake(runOf(config, schedule))], { dueNow: true });
+  });
+  return readSchedule(em, account, scheduleId);
+}
+cancelSchedule.raises = refusals('NOT_FOUND', 'SCHEDULE_NOT_ACTIVE');
+
+/**
+ * Cancels one occurrence still to run (SCHEDULED, on time or waiting for a retry); the others stay. One that ran, is
+ * running or was cancelled is 409; a date the schedule does not have is 404. The run is woken to read the schedule again.
+ */
+export async function cancelOccurrence(config: Config, em: EntityManager, account: Pick<Account, 'id' | 'tenantId'>, scheduleId: string, date: string): Promise<ScheduleDetail> {
+  const schedule = await findSchedule(em, account.tenantId, account.id, scheduleId);
+  if (!schedule) throw notFound('Scheduled payment');
+  await em.transactional(async (tx) => {
+    const before = await markOccurrenceCancelled(tx, account.tenantId, scheduleId, date);
+    if (before === null) throw notFound('Occurrence');
+    if (before !== 'SCHEDULED') throw new DomainError('OCCURRENCE_NOT_CANCELLABLE', { status: before });
+    await insertHandOffs(tx, config.TEMPORAL_TASK_QUEUE, [scheduleChangedWake(runOf(config, schedule))], { dueNow: true });
+  });
+  return readSchedule(em, account, scheduleId);
+}
+cancelOccurrence.raises = refusals('NOT_FOUND', 'OCCURRENCE_NOT_CANCELLABLE');
