@@ -45,6 +45,22 @@ beforeAll(async () => {
     body: { kind: 'ACCOUNT', branch: bob.account.agency, account: bob.account.number, pin: alice.pin },
     headers: { 'x-tenant-id': tenantId, authorization: `Bearer ${alice.token}` },
   });
+  const scheduled = {
+    kind: 'TEV',
+    branch: bob.account.agency,
+    account: bob.account.number,
+    amountCents: '150',
+    date: new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10),
+    time: '06:00',
+    recurrence: { frequency: 'MONTHLY', count: 2 },
+  };
+  const schedule = (
+    await http('POST', `${platform.holderUrl}/accounts/${alice.account.id}/scheduled-payments`, {
+      body: { ...scheduled, pin: alice.pin },
+      headers: { 'x-tenant-id': tenantId, authorization: `Bearer ${alice.token}` },
+    })
+  ).body;
+  const occurrence = { scheduleId: schedule.id, date: schedule.occurrences[1].date };
   const statementRange = { startDate: '2020-01-01', endDate: '2030-12-31' };
   const pay = { accountId: alice.account.id, amount: 1.5, pin: alice.pin, description: 'fuzz' };
   baselines = {
@@ -65,6 +81,11 @@ beforeAll(async () => {
     'POST /accounts/{accountId}/contacts': { params: { accountId: alice.account.id }, body: { kind: 'PIX_KEY', pixKey: 'fuzz@example.com', pixKeyType: 'EMAIL', pin: alice.pin } },
     'GET /accounts/{accountId}/contacts': { params: { accountId: alice.account.id } },
     'DELETE /accounts/{accountId}/contacts/{contactId}': { params: { accountId: alice.account.id, contactId: contact.body.id } },
+    'POST /accounts/{accountId}/scheduled-payments': { params: { accountId: alice.account.id }, body: { ...scheduled, pin: alice.pin } },
+    'GET /accounts/{accountId}/scheduled-payments': { params: { accountId: alice.account.id } },
+    'GET /accounts/{accountId}/scheduled-payments/{scheduleId}': { params: { accountId: alice.account.id, scheduleId: schedule.id } },
+    'DELETE /accounts/{accountId}/scheduled-payments/{scheduleId}': { params: { accountId: alice.account.id, scheduleId: schedule.id } },
+    'DELETE /accounts/{accountId}/scheduled-payments/{scheduleId}/occurrences/{date}': { params: { accountId: alice.account.id, ...occurrence } },
     'GET /approvals': {},
     'GET /approvals/{id}': { params: { id: randomUUID() } },
     'POST /approvals/{id}/approve': { params: { id: randomUUID() }, body: { pin: alice.pin } },
@@ -99,6 +120,11 @@ beforeAll(async () => {
     'GET /v1/pix-accounts/{accountId}/charges': { params: { accountId: alicePix } },
     'GET /v1/pix-accounts/{accountId}/charges/{chargeId}': { params: { accountId: alicePix, chargeId: activeCharge.chargeId } },
     'POST /v1/pix-accounts/{accountId}/charges/{chargeId}/refunds': { params: { accountId: alicePix, chargeId: paidCharge.chargeId }, body: { amountCents: '100' } },
+    'POST /v1/pix-accounts/{accountId}/scheduled-payments': { params: { accountId: alicePix }, body: scheduled },
+    'GET /v1/pix-accounts/{accountId}/scheduled-payments': { params: { accountId: alicePix } },
+    'GET /v1/pix-accounts/{accountId}/scheduled-payments/{scheduleId}': { params: { accountId: alicePix, scheduleId: schedule.id } },
+    'DELETE /v1/pix-accounts/{accountId}/scheduled-payments/{scheduleId}': { params: { accountId: alicePix, scheduleId: schedule.id } },
+    'DELETE /v1/pix-accounts/{accountId}/scheduled-payments/{scheduleId}/occurrences/{date}': { params: { accountId: alicePix, ...occurrence } },
     // Unsigned (the fuzzing sends no webhook-id): refused before the body is read, whatever the body.
     'POST /v1/pix/provider/notifications': { body: { type: 'payout.settled', data: { payoutId: 'c0000000000000000000fuzz', endToEndId: 'E99999999202611241200aB3dE5fG7hJ', settledAt: '2026-11-24T12:00:00Z' } } },
   };

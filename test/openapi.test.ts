@@ -20,8 +20,9 @@ let documents: Record<'holder' | 'integration', any>;
 let dir: string;
 
 beforeAll(async () => {
-  // Pix payouts settle quickly, so that every event type is written within the test.
-  platform = await startPlatform({ SANDBOX_PIX_SETTLE_MS: '300' });
+  // Pix payouts settle quickly, and a scheduled payment short of balance fails after quick retries, so that every event
+  // type is written within the test.
+  platform = await startPlatform({ SANDBOX_PIX_SETTLE_MS: '300', SCHEDULED_PAYMENT_RETRIES: '1', SCHEDULED_PAYMENT_RETRY_INTERVAL_MS: '300' });
   documents = {
     holder: (await http('GET', `${platform.holderUrl}/openapi.json`)).body,
     integration: (await http('GET', `${platform.apiUrl}/openapi.json`)).body,
@@ -116,7 +117,7 @@ test('X-Request-Id has no example, so /docs does not send every call with the sa
   }
 });
 
-test('the integration document describes the eleven events and their delivery headers under webhooks', () => {
+test('the integration document describes every event (the eleven of the interface and the opt-in ones) and their delivery headers under webhooks', () => {
   const { webhooks } = documents.integration;
   expect(Object.keys(webhooks).sort()).toEqual([...EVENT_TYPES].sort());
   for (const event of EVENT_TYPES) {
@@ -149,11 +150,22 @@ test('every event type the platform writes matches its payload in the webhooks o
   await http('POST', `${platform.holderUrl}/sandbox/pix/charges/${paid.txid}/pay`, { body: { payerName: 'Pagador', payerDocument: newCpf() }, headers: tenantHeaders(tenantId) });
   expect((await http('POST', `${charges}/${paid.chargeId}/refunds`, { body: { amountCents: '400' }, headers: integrator() })).status).toBe(201);
   await http('POST', charges, { body: { amountCents: '1000', expiresInSeconds: 1 }, headers: integrator() }); // pix.charge.expired
+  // A scheduled TEV a few seconds ahead (payment.scheduled.executed), and one beyond the balance (payment.scheduled.failed).
+  const soon = new Date(Date.now() + 3_000);
+  const inSaoPaulo = (type: string) => new Intl.DateTimeFormat('en-CA', { timeZone: 'America/Sao_Paulo', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' }).formatToParts(soon).find((p) => p.type === type)!.value;
+  const when = { date: `${inSaoPaulo('year')}-${inSaoPaulo('month')}-${inSaoPaulo('day')}`, time: `${inSaoPaulo('hour')}:${inSaoPaulo('minute')}:${inSaoPaulo('second')}` };
+  for (const amountCents of ['120', '99999999']) {
+    const scheduled = await http('POST', `${platform.apiUrl}/v1/pix-accounts/${alice.account.pixAccountId}/scheduled-payments`, {
+      body: { kind: 'TEV', branch: bob.account.agency, account: bob.account.number, amountCents, ...when },
+      headers: integrator(),
+    });
+    expect(scheduled.status).toBe(201);
+  }
 
   const events = await waitFor(async () => {
     const rows = await sql<{ type: string; data: unknown }>('select type, data from event_outbox where tenant_id = $1', [tenantId]);
     return new Set(rows.map((r) => r.type)).size === EVENT_TYPES.length && rows;
-  }, 45_000, 'the eleven event types');
+  }, 45_000, 'every event type');
   const document = await publishedDocument(platform.apiUrl);
   expect(events.flatMap((e) => document.eventProblems({ event: e.type, data: e.data }).map((p) => `${e.type}: ${p}`))).toEqual([]);
 }, 90_000);
