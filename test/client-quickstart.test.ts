@@ -62,6 +62,8 @@ test('the client quickstart runs against the platform, every answer conforming t
   expect(result.inSide).toMatchObject({ id: result.tev.tevId, direction: 'in', origin: expect.any(Object) });
   expect(result.statement.map((t) => t.credit)).toEqual([false, true]);
   expect(result.event).toMatchObject({ event: 'tev.in.received', data: { tevTransferId: result.tev.tevId } });
+  expect(result.scheduled).toMatchObject({ status: 'CANCELLED', kind: 'TEV', amountCents: '500' });
+  expect(result.scheduled.occurrences.map((o) => o.status)).toEqual(['PAID', 'CANCELLED', 'CANCELLED']);
 
   // The delivery itself matches the integration document's `webhooks`.
   const delivery = receiver.received.find((r) => r.path === path)!;
@@ -83,4 +85,5 @@ test('`node clients/typescript/quickstart.ts` runs it as the README says: the op
   });
   expect(stdout).toMatch(/^TEV \S+: done, fee \d+ cents$/m);
   expect(stdout).toMatch(/^webhook \S+ verified: tev\.in\.received of 1050 cents$/m);
+  expect(stdout).toMatch(/^first occurrence \S+: PAID, TEV \S+$/m);
 }, 90_000);

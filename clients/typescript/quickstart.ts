@@ -10,7 +10,8 @@ import { createHolderClient, createIntegrationClient, type WebhookEvent } from '
 /**
  * The quickstart of clients/typescript/README.md, step by step against a platform with the sandbox on: two holders
  * register and finish KYC, one is funded and sends the other a TEV with an Idempotency-Key, both sides read it back,
- * the sender pages through its statement, and the receiver's webhook delivery is verified with `standardwebhooks`.
+ * the sender pages through its statement, the receiver's webhook delivery is verified with `standardwebhooks`, and the
+ * sender schedules a monthly payment whose first occurrence is paid a few seconds later, then cancels the rest.
  */
 
 export interface QuickstartEnvironment {
@@ -139,7 +140,46 @@ export async function runQuickstart(env: QuickstartEnvironment) {
     log(`webhook ${delivery.headers['webhook-id']} verified: ${event.event} of ${event.data.amountCents} cents`);
   }
 
-  return { tev: sent, outSide, inSide, statement, event };
+  // 8. Maria schedules a monthly TEV of R$ 5.00 to João, the first a few seconds from now (São Paulo date and time):
+  //    the platform pays it when due, through the normal payment path, once. She reads it, then cancels the rest.
+  const first = saoPauloClock(new Date(Date.now() + 4_000));
+  const schedules = '/v1/pix-accounts/{accountId}/scheduled-payments/{scheduleId}' as const;
+  const scheduled = expectData(
+    'schedule a payment',
+    await integration.POST('/v1/pix-accounts/{accountId}/scheduled-payments', {
+      params: { path: { accountId: maria.account.pixAccountId }, header: { 'idempotency-key': randomUUID() } },
+      body: { kind: 'TEV', branch: joao.account.agency, account: joao.account.number, amountCents: '500', description: 'Mensalidade', ...first, recurrence: { frequency: 'MONTHLY', count: 3 } },
+    }),
+  );
+  log(`scheduled ${scheduled.id}: ${scheduled.occurrences.map((o) => o.date).join(', ')} at ${scheduled.time}`);
+  const path = { accountId: maria.account.pixAccountId, scheduleId: scheduled.id };
+  let paid = scheduled.occurrences[0]!;
+  for (let tries = 0; paid.status === 'SCHEDULED' || paid.status === 'RUNNING'; tries++) {
+    if (tries === 60) throw new Error(`the first occurrence of ${scheduled.id} is still ${paid.status}`);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    paid = expectData('read the schedule', await integration.GET(schedules, { params: { path } })).occurrences[0]!;
+  }
+  log(`first occurrence ${paid.date}: ${paid.status}, TEV ${paid.tevId}`);
+  const cancelled = expectData('cancel the schedule', await integration.DELETE(schedules, { params: { path } }));
+  log(`schedule ${cancelled.status}: ${cancelled.occurrences.map((o) => o.status).join(', ')}`);
+
+  return { tev: sent, outSide, inSide, statement, event, scheduled: cancelled };
+}
+
+/** A moment as a São Paulo date and time of day (with seconds): how a scheduled payment's time is written. */
+function saoPauloClock(at: Date): { date: string; time: string } {
+  const format = new Intl.DateTimeFormat('en-CA', {
+    timeZone: 'America/Sao_Paulo',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+    hourCycle: 'h23',
+  });
+  const part = Object.fromEntries(format.formatToParts(at).map((p) => [p.type, p.value]));
+  return { date: `${part.year}-${part.month}-${part.day}`, time: `${part.hour}:${part.minute}:${part.second}` };
 }
 
 /** A CPF nobody registered yet, most likely: nine random digits and their two check digits. */

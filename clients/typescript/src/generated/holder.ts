@@ -362,6 +362,62 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/accounts/{accountId}/scheduled-payments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's scheduled payments, newest first */
+        get: operations["listScheduledPayments"];
+        put?: never;
+        /**
+         * Schedule a payment (Pix by key, or TEV), once or recurring; the PIN is required
+         * @description Pays a Pix key, or an account of the tenant (by branch and number, as the TEV beneficiary lookup gives them), on a São Paulo date at a time (06:00 by default), once or weekly or monthly, for `count` occurrences or `until` a date, at most 5 years ahead. Each occurrence is paid when due through the normal payment path: the account's limits then, dual approval asked then, the same events and payout as any payment, under a key of its own (it never pays twice). Refused for insufficient balance, it is tried again (by default 3 times, 3 hours apart, within its day), then FAILED; the schedule goes on. Events payment.scheduled.executed and payment.scheduled.failed (opt-in). Idempotency-Key is optional; the same key returns the original schedule.
+         */
+        post: operations["schedulePayment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accounts/{accountId}/scheduled-payments/{scheduleId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A scheduled payment: each past occurrence with its outcome and payout, and the next ones */
+        get: operations["getScheduledPayment"];
+        put?: never;
+        post?: never;
+        /** Cancel a scheduled payment whole, at once (no PIN: it only keeps the money where it is) */
+        delete: operations["cancelScheduledPayment"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accounts/{accountId}/scheduled-payments/{scheduleId}/occurrences/{date}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Cancel one occurrence still to run (no PIN); the schedule goes on */
+        delete: operations["cancelScheduledPaymentOccurrence"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/pix/cob/{txid}": {
         parameters: {
             query?: never;
@@ -1204,6 +1260,340 @@ export interface components {
             contacts: components["schemas"]["TrustedContact"][];
             pagination: components["schemas"]["Pagination"];
         };
+        ScheduledPayment: {
+            /**
+             * Format: uuid
+             * @description Its workflow is `scheduled-payment-<id>` (search attributes AccountId and ScheduleId)
+             * @example 7b1e4c2a-9d3f-4a8e-b6c5-0f2d1e3a4b5c
+             */
+            id: string;
+            /**
+             * @description ACTIVE while an occurrence is to run; FINISHED once none is; CANCELLED once cancelled whole
+             * @enum {string}
+             */
+            status: "ACTIVE" | "FINISHED" | "CANCELLED";
+            /** @enum {string} */
+            kind: "PIX_KEY" | "TEV";
+            /**
+             * @description PIX_KEY: the key in canonical form
+             * @example maria@example.com
+             */
+            pixKey: string | null;
+            /**
+             * @description Pix key type
+             * @enum {string|null}
+             */
+            pixKeyType: "CPF" | "CNPJ" | "EMAIL" | "PHONE" | "EVP" | null;
+            /**
+             * @description PIX_KEY: the key's owner when it was scheduled (the key is looked up again when each occurrence is paid)
+             * @example Maria Souza
+             */
+            beneficiaryName: string | null;
+            /**
+             * @description TEV: the branch, 4 digits
+             * @example 0001
+             */
+            branch: string | null;
+            /**
+             * @description TEV: the account number, without leading zeros
+             * @example 1000024
+             */
+            account: string | null;
+            /** @example 15000 */
+            amountCents: string;
+            /** @example Aluguel */
+            description: string | null;
+            /**
+             * Format: date
+             * @description The date (the first, for a recurrence)
+             * @example 2026-12-05
+             */
+            date: string;
+            /**
+             * @description São Paulo time of day
+             * @example 06:00:00
+             */
+            time: string;
+            recurrence: {
+                /** @enum {string} */
+                frequency: "WEEKLY" | "MONTHLY";
+                /** @example null */
+                dayOfMonth: number | null;
+                /** @example 12 */
+                count: number | null;
+                /**
+                 * Format: date
+                 * @description The last date
+                 * @example null
+                 */
+                until: string | null;
+            } | null;
+            /**
+             * Format: date-time
+             * @description When the next occurrence runs; null when none is left
+             * @example 2026-12-05T09:00:00.000Z
+             */
+            nextRunAt: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-24T13:45:07.123Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example null
+             */
+            cancelledAt: string | null;
+            /** @description Every occurrence by date: what came of the past ones, and when the next ones are due */
+            occurrences: components["schemas"]["ScheduledPaymentOccurrence"][];
+        };
+        ScheduledPaymentOccurrence: {
+            /**
+             * Format: date
+             * @description São Paulo date
+             * @example 2026-12-05
+             */
+            date: string;
+            /**
+             * Format: date-time
+             * @example 2026-12-05T09:00:00.000Z
+             */
+            dueAt: string;
+            /**
+             * @description SCHEDULED: to run (at dueAt, or at nextAttemptAt for a retry); RUNNING: being paid; PAID: the TEV settled, or the Pix debited (its payout settles as any other); HELD_FOR_APPROVAL: waiting for the account's approver (approvalRequestId); FAILED: refused (reason); CANCELLED
+             * @enum {string}
+             */
+            status: "SCHEDULED" | "RUNNING" | "PAID" | "HELD_FOR_APPROVAL" | "FAILED" | "CANCELLED";
+            /**
+             * @description Attempts refused for insufficient balance so far
+             * @example 0
+             */
+            attempts: number;
+            /**
+             * Format: date-time
+             * @description SCHEDULED: when it runs (dueAt, or a retry); null otherwise
+             * @example 2026-12-05T09:00:00.000Z
+             */
+            nextAttemptAt: string | null;
+            /**
+             * Format: date-time
+             * @description When its first attempt started
+             * @example 2026-12-05T09:00:00.412Z
+             */
+            startedAt: string | null;
+            /** @description It started later than its due time allows (the platform was away) and ran as soon as it could; null before it starts */
+            late: boolean | null;
+            /**
+             * Format: date-time
+             * @example 2026-12-05T09:00:00.731Z
+             */
+            finishedAt: string | null;
+            /**
+             * @description PAID by TEV: GET /v1/tev/{id}, or the statement
+             * @example t2k7m4q9x1v8c3n6b0z5w7r4
+             */
+            tevId: string | null;
+            /**
+             * @description PAID by Pix: the payout (GET /accounts/{accountId}/payouts/{payoutId})
+             * @example p6c1v8x3z0b5n2m9q4w7k1r6
+             */
+            payoutId: string | null;
+            /**
+             * Format: uuid
+             * @description HELD_FOR_APPROVAL: GET /approvals/{id} follows it
+             * @example 2b7d9e1f-4a3c-4d8b-9e6f-0a1b2c3d4e5f
+             */
+            approvalRequestId: string | null;
+            /**
+             * @description FAILED: why (INSUFFICIENT_BALANCE after the retries, LIMIT_EXCEEDED, …); SCHEDULED after a refusal: the last one
+             * @example null
+             */
+            reason: string | null;
+        };
+        NewScheduledPayment: components["schemas"]["NewScheduledPixKeyPayment"] | components["schemas"]["NewScheduledTevPayment"];
+        NewScheduledPixKeyPayment: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "PIX_KEY";
+            /**
+             * @description Pix key, in the format of its type
+             * @example maria@example.com
+             */
+            pixKey: string;
+            /**
+             * @description Pix key type
+             * @enum {string}
+             */
+            pixKeyType: "CPF" | "CNPJ" | "EMAIL" | "PHONE" | "EVP";
+            /**
+             * @description cents: a string of digits or a JSON integer, greater than 0
+             * @example 1050
+             */
+            amountCents: string | number;
+            description?: string;
+            /**
+             * Format: date
+             * @description São Paulo calendar date of the payment (the first, for a recurrence); with `time`, in the future
+             * @example 2026-12-05
+             */
+            date: string;
+            /**
+             * @description São Paulo time of day the payment is due; 06:00 by default
+             * @default 06:00
+             * @example 06:00
+             */
+            time: string;
+            recurrence?: components["schemas"]["ScheduledPaymentRecurrence"];
+            /** @description 4 digits; not needed for client tokens of PIN-exempt tenants */
+            pin?: string;
+        };
+        /** @description Repeats the payment from `date`; every occurrence at most 5 years from today */
+        ScheduledPaymentRecurrence: {
+            /**
+             * @description WEEKLY: on the weekday of `date`; MONTHLY: on `dayOfMonth` (the day of `date` by default)
+             * @enum {string}
+             */
+            frequency: "WEEKLY" | "MONTHLY";
+            /**
+             * @description MONTHLY only: 1 to 31; in a month without that day, the month's last day (31 → 30 April, 28 or 29 February)
+             * @example 31
+             */
+            dayOfMonth?: number;
+            /**
+             * @description How many occurrences (or give `until`)
+             * @example 12
+             */
+            count?: number;
+            /**
+             * Format: date
+             * @description The last date an occurrence may fall on (or give `count`)
+             * @example 2026-12-05
+             */
+            until?: string;
+        };
+        NewScheduledTevPayment: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "TEV";
+            /** @example 0001 */
+            branch: string;
+            /** @example 1000024 */
+            account: string;
+            /**
+             * @description cents: a string of digits or a JSON integer, greater than 0
+             * @example 1050
+             */
+            amountCents: string | number;
+            description?: string;
+            /**
+             * Format: date
+             * @description São Paulo calendar date of the payment (the first, for a recurrence); with `time`, in the future
+             * @example 2026-12-05
+             */
+            date: string;
+            /**
+             * @description São Paulo time of day the payment is due; 06:00 by default
+             * @default 06:00
+             * @example 06:00
+             */
+            time: string;
+            recurrence?: components["schemas"]["ScheduledPaymentRecurrence"];
+            /** @description 4 digits; not needed for client tokens of PIN-exempt tenants */
+            pin?: string;
+        };
+        ScheduledPaymentPage: {
+            scheduledPayments: components["schemas"]["ScheduledPaymentSummary"][];
+            pagination: components["schemas"]["Pagination"];
+        };
+        ScheduledPaymentSummary: {
+            /**
+             * Format: uuid
+             * @description Its workflow is `scheduled-payment-<id>` (search attributes AccountId and ScheduleId)
+             * @example 7b1e4c2a-9d3f-4a8e-b6c5-0f2d1e3a4b5c
+             */
+            id: string;
+            /**
+             * @description ACTIVE while an occurrence is to run; FINISHED once none is; CANCELLED once cancelled whole
+             * @enum {string}
+             */
+            status: "ACTIVE" | "FINISHED" | "CANCELLED";
+            /** @enum {string} */
+            kind: "PIX_KEY" | "TEV";
+            /**
+             * @description PIX_KEY: the key in canonical form
+             * @example maria@example.com
+             */
+            pixKey: string | null;
+            /**
+             * @description Pix key type
+             * @enum {string|null}
+             */
+            pixKeyType: "CPF" | "CNPJ" | "EMAIL" | "PHONE" | "EVP" | null;
+            /**
+             * @description PIX_KEY: the key's owner when it was scheduled (the key is looked up again when each occurrence is paid)
+             * @example Maria Souza
+             */
+            beneficiaryName: string | null;
+            /**
+             * @description TEV: the branch, 4 digits
+             * @example 0001
+             */
+            branch: string | null;
+            /**
+             * @description TEV: the account number, without leading zeros
+             * @example 1000024
+             */
+            account: string | null;
+            /** @example 15000 */
+            amountCents: string;
+            /** @example Aluguel */
+            description: string | null;
+            /**
+             * Format: date
+             * @description The date (the first, for a recurrence)
+             * @example 2026-12-05
+             */
+            date: string;
+            /**
+             * @description São Paulo time of day
+             * @example 06:00:00
+             */
+            time: string;
+            recurrence: {
+                /** @enum {string} */
+                frequency: "WEEKLY" | "MONTHLY";
+                /** @example null */
+                dayOfMonth: number | null;
+                /** @example 12 */
+                count: number | null;
+                /**
+                 * Format: date
+                 * @description The last date
+                 * @example null
+                 */
+                until: string | null;
+            } | null;
+            /**
+             * Format: date-time
+             * @description When the next occurrence runs; null when none is left
+             * @example 2026-12-05T09:00:00.000Z
+             */
+            nextRunAt: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-24T13:45:07.123Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example null
+             */
+            cancelledAt: string | null;
+        };
         PixCobPayloadNotFound: {
             /** @enum {string} */
             type: "https://pix.bcb.gov.br/api/v2/error/CobPayloadNaoEncontrado";
@@ -1844,6 +2234,72 @@ export interface components {
                      * @enum {string}
                      */
                     code?: "CONTACT_ALREADY_EXISTS";
+                };
+            };
+        };
+        /** @description PIX_KEY_NOT_FOUND */
+        PIX_KEY_NOT_FOUND: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "PIX_KEY_NOT_FOUND",
+                 *       "message": "No account answers for this Pix key"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"] & {
+                    /**
+                     * @description No account answers for this Pix key
+                     * @enum {string}
+                     */
+                    code?: "PIX_KEY_NOT_FOUND";
+                };
+            };
+        };
+        /** @description SCHEDULE_NOT_ACTIVE */
+        SCHEDULE_NOT_ACTIVE: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "SCHEDULE_NOT_ACTIVE",
+                 *       "message": "This schedule has no occurrence left to run: it was cancelled, or every occurrence ran"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"] & {
+                    /**
+                     * @description This schedule has no occurrence left to run: it was cancelled, or every occurrence ran
+                     * @enum {string}
+                     */
+                    code?: "SCHEDULE_NOT_ACTIVE";
+                };
+            };
+        };
+        /** @description OCCURRENCE_NOT_CANCELLABLE */
+        OCCURRENCE_NOT_CANCELLABLE: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "OCCURRENCE_NOT_CANCELLABLE",
+                 *       "message": "Only an occurrence still to run (SCHEDULED) can be cancelled; this one ran, is running or was cancelled"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"] & {
+                    /**
+                     * @description Only an occurrence still to run (SCHEDULED) can be cancelled; this one ran, is running or was cancelled
+                     * @enum {string}
+                     */
+                    code?: "OCCURRENCE_NOT_CANCELLABLE";
                 };
             };
         };
@@ -4409,6 +4865,695 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             406: components["responses"]["NOT_ACCEPTABLE"];
             408: components["responses"]["REQUEST_TIMEOUT"];
+            413: components["responses"]["PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["UNSUPPORTED_MEDIA_TYPE"];
+            431: components["responses"]["HEADERS_TOO_LARGE"];
+            500: components["responses"]["INTERNAL_ERROR"];
+            503: components["responses"]["UNAVAILABLE"];
+        };
+    };
+    listScheduledPayments: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description pagination.nextCursor of the previous page, unchanged */
+                cursor?: string;
+            };
+            header?: {
+                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128 (e.g. `checkout-7f3a`). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                accountId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of schedules, newest first */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "scheduledPayments": [
+                     *         {
+                     *           "id": "7b1e4c2a-9d3f-4a8e-b6c5-0f2d1e3a4b5c",
+                     *           "status": "ACTIVE",
+                     *           "kind": "PIX_KEY",
+                     *           "pixKey": "maria@example.com",
+                     *           "pixKeyType": "EMAIL",
+                     *           "beneficiaryName": "Maria Souza",
+                     *           "branch": null,
+                     *           "account": null,
+                     *           "amountCents": "15000",
+                     *           "description": "Aluguel",
+                     *           "date": "2026-12-31",
+                     *           "time": "06:00:00",
+                     *           "recurrence": {
+                     *             "frequency": "MONTHLY",
+                     *             "dayOfMonth": null,
+                     *             "count": 3,
+                     *             "until": null
+                     *           },
+                     *           "nextRunAt": "2027-01-31T09:00:00.000Z",
+                     *           "createdAt": "2026-11-24T13:45:07.123Z",
+                     *           "cancelledAt": null
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "limit": 20,
+                     *         "nextCursor": null,
+                     *         "hasMore": false
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ScheduledPaymentPage"];
+                };
+            };
+            400: components["responses"]["VALIDATION_ERROR"];
+            /** @description UNAUTHORIZED, HOLDER_BLOCKED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Missing, invalid, expired or revoked credentials; authenticate again"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /**
+                         * @description - `UNAUTHORIZED`: Missing, invalid, expired or revoked credentials; authenticate again
+                         *     - `HOLDER_BLOCKED`: Conta bloqueada. Procure o suporte.
+                         * @enum {string}
+                         */
+                        code?: "UNAUTHORIZED" | "HOLDER_BLOCKED";
+                    };
+                };
+            };
+            404: components["responses"]["NOT_FOUND"];
+            406: components["responses"]["NOT_ACCEPTABLE"];
+            408: components["responses"]["REQUEST_TIMEOUT"];
+            413: components["responses"]["PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["UNSUPPORTED_MEDIA_TYPE"];
+            431: components["responses"]["HEADERS_TOO_LARGE"];
+            500: components["responses"]["INTERNAL_ERROR"];
+            503: components["responses"]["UNAVAILABLE"];
+        };
+    };
+    schedulePayment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128 (e.g. `checkout-7f3a`). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description UUID recommended; the same key returns the original result */
+                "idempotency-key"?: string;
+            };
+            path: {
+                accountId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "kind": "PIX_KEY",
+                 *       "pixKey": "maria@example.com",
+                 *       "pixKeyType": "EMAIL",
+                 *       "amountCents": "15000",
+                 *       "description": "Aluguel",
+                 *       "date": "2026-12-31",
+                 *       "recurrence": {
+                 *         "frequency": "MONTHLY",
+                 *         "count": 3
+                 *       },
+                 *       "pin": "2580"
+                 *     }
+                 */
+                "application/json": components["schemas"]["NewScheduledPayment"];
+            };
+        };
+        responses: {
+            /** @description Scheduled (or the schedule this Idempotency-Key made) */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "7b1e4c2a-9d3f-4a8e-b6c5-0f2d1e3a4b5c",
+                     *       "status": "ACTIVE",
+                     *       "kind": "PIX_KEY",
+                     *       "pixKey": "maria@example.com",
+                     *       "pixKeyType": "EMAIL",
+                     *       "beneficiaryName": "Maria Souza",
+                     *       "branch": null,
+                     *       "account": null,
+                     *       "amountCents": "15000",
+                     *       "description": "Aluguel",
+                     *       "date": "2026-12-31",
+                     *       "time": "06:00:00",
+                     *       "recurrence": {
+                     *         "frequency": "MONTHLY",
+                     *         "dayOfMonth": null,
+                     *         "count": 3,
+                     *         "until": null
+                     *       },
+                     *       "nextRunAt": "2027-01-31T09:00:00.000Z",
+                     *       "createdAt": "2026-11-24T13:45:07.123Z",
+                     *       "cancelledAt": null,
+                     *       "occurrences": [
+                     *         {
+                     *           "date": "2026-12-31",
+                     *           "dueAt": "2026-12-31T09:00:00.000Z",
+                     *           "status": "PAID",
+                     *           "attempts": 0,
+                     *           "nextAttemptAt": null,
+                     *           "startedAt": "2026-12-31T09:00:00.412Z",
+                     *           "late": false,
+                     *           "finishedAt": "2026-12-31T09:00:00.731Z",
+                     *           "tevId": null,
+                     *           "payoutId": "p6c1v8x3z0b5n2m9q4w7k1r6",
+                     *           "approvalRequestId": null,
+                     *           "reason": null
+                     *         },
+                     *         {
+                     *           "date": "2027-01-31",
+                     *           "dueAt": "2027-01-31T09:00:00.000Z",
+                     *           "status": "SCHEDULED",
+                     *           "attempts": 0,
+                     *           "nextAttemptAt": "2027-01-31T09:00:00.000Z",
+                     *           "startedAt": null,
+                     *           "late": null,
+                     *           "finishedAt": null,
+                     *           "tevId": null,
+                     *           "payoutId": null,
+                     *           "approvalRequestId": null,
+                     *           "reason": null
+                     *         },
+                     *         {
+                     *           "date": "2027-02-28",
+                     *           "dueAt": "2027-02-28T09:00:00.000Z",
+                     *           "status": "SCHEDULED",
+                     *           "attempts": 0,
+                     *           "nextAttemptAt": "2027-02-28T09:00:00.000Z",
+                     *           "startedAt": null,
+                     *           "late": null,
+                     *           "finishedAt": null,
+                     *           "tevId": null,
+                     *           "payoutId": null,
+                     *           "approvalRequestId": null,
+                     *           "reason": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ScheduledPayment"];
+                };
+            };
+            /** @description VALIDATION_ERROR, DESTINATION_NOT_FOUND, SAME_ACCOUNT */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "An input is refused: `details` lists each refused input with its path and the rule it breaks",
+                     *       "details": [
+                     *         {
+                     *           "path": "body.amount",
+                     *           "message": "must be greater than 0 and at most 1000000000 reais"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /**
+                         * @description - `VALIDATION_ERROR`: An input is refused: `details` lists each refused input with its path and the rule it breaks
+                         *     - `DESTINATION_NOT_FOUND`: No account with this branch and number in this tenant
+                         *     - `SAME_ACCOUNT`: The destination is the source account itself
+                         * @enum {string}
+                         */
+                        code?: "VALIDATION_ERROR" | "DESTINATION_NOT_FOUND" | "SAME_ACCOUNT";
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED, HOLDER_BLOCKED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Missing, invalid, expired or revoked credentials; authenticate again"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /**
+                         * @description - `UNAUTHORIZED`: Missing, invalid, expired or revoked credentials; authenticate again
+                         *     - `HOLDER_BLOCKED`: Conta bloqueada. Procure o suporte.
+                         * @enum {string}
+                         */
+                        code?: "UNAUTHORIZED" | "HOLDER_BLOCKED";
+                    };
+                };
+            };
+            /** @description ONBOARDING_INCOMPLETE, ACCOUNT_NOT_APPROVED, PIN_NOT_SET, INVALID_PIN */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ONBOARDING_INCOMPLETE",
+                     *       "message": "Finish identity verification (onboardingLink) before operating the account"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /**
+                         * @description - `ONBOARDING_INCOMPLETE`: Finish identity verification (onboardingLink) before operating the account
+                         *     - `ACCOUNT_NOT_APPROVED`: The account is not APPROVED; operations need an APPROVED account
+                         *     - `PIN_NOT_SET`: Create a PIN first with POST /passwords/create-pin
+                         *     - `INVALID_PIN`: Incorrect PIN; 2 attempts left before it is locked
+                         * @enum {string}
+                         */
+                        code?: "ONBOARDING_INCOMPLETE" | "ACCOUNT_NOT_APPROVED" | "PIN_NOT_SET" | "INVALID_PIN";
+                    };
+                };
+            };
+            404: components["responses"]["NOT_FOUND"];
+            406: components["responses"]["NOT_ACCEPTABLE"];
+            408: components["responses"]["REQUEST_TIMEOUT"];
+            409: components["responses"]["IDEMPOTENCY_KEY_REUSED"];
+            413: components["responses"]["PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["UNSUPPORTED_MEDIA_TYPE"];
+            422: components["responses"]["PIX_KEY_NOT_FOUND"];
+            423: components["responses"]["PIN_LOCKED"];
+            429: components["responses"]["RATE_LIMITED"];
+            431: components["responses"]["HEADERS_TOO_LARGE"];
+            500: components["responses"]["INTERNAL_ERROR"];
+            503: components["responses"]["UNAVAILABLE"];
+        };
+    };
+    getScheduledPayment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128 (e.g. `checkout-7f3a`). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                accountId: string;
+                scheduleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The schedule with every occurrence */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "7b1e4c2a-9d3f-4a8e-b6c5-0f2d1e3a4b5c",
+                     *       "status": "ACTIVE",
+                     *       "kind": "PIX_KEY",
+                     *       "pixKey": "maria@example.com",
+                     *       "pixKeyType": "EMAIL",
+                     *       "beneficiaryName": "Maria Souza",
+                     *       "branch": null,
+                     *       "account": null,
+                     *       "amountCents": "15000",
+                     *       "description": "Aluguel",
+                     *       "date": "2026-12-31",
+                     *       "time": "06:00:00",
+                     *       "recurrence": {
+                     *         "frequency": "MONTHLY",
+                     *         "dayOfMonth": null,
+                     *         "count": 3,
+                     *         "until": null
+                     *       },
+                     *       "nextRunAt": "2027-01-31T09:00:00.000Z",
+                     *       "createdAt": "2026-11-24T13:45:07.123Z",
+                     *       "cancelledAt": null,
+                     *       "occurrences": [
+                     *         {
+                     *           "date": "2026-12-31",
+                     *           "dueAt": "2026-12-31T09:00:00.000Z",
+                     *           "status": "PAID",
+                     *           "attempts": 0,
+                     *           "nextAttemptAt": null,
+                     *           "startedAt": "2026-12-31T09:00:00.412Z",
+                     *           "late": false,
+                     *           "finishedAt": "2026-12-31T09:00:00.731Z",
+                     *           "tevId": null,
+                     *           "payoutId": "p6c1v8x3z0b5n2m9q4w7k1r6",
+                     *           "approvalRequestId": null,
+                     *           "reason": null
+                     *         },
+                     *         {
+                     *           "date": "2027-01-31",
+                     *           "dueAt": "2027-01-31T09:00:00.000Z",
+                     *           "status": "SCHEDULED",
+                     *           "attempts": 0,
+                     *           "nextAttemptAt": "2027-01-31T09:00:00.000Z",
+                     *           "startedAt": null,
+                     *           "late": null,
+                     *           "finishedAt": null,
+                     *           "tevId": null,
+                     *           "payoutId": null,
+                     *           "approvalRequestId": null,
+                     *           "reason": null
+                     *         },
+                     *         {
+                     *           "date": "2027-02-28",
+                     *           "dueAt": "2027-02-28T09:00:00.000Z",
+                     *           "status": "SCHEDULED",
+                     *           "attempts": 0,
+                     *           "nextAttemptAt": "2027-02-28T09:00:00.000Z",
+                     *           "startedAt": null,
+                     *           "late": null,
+                     *           "finishedAt": null,
+                     *           "tevId": null,
+                     *           "payoutId": null,
+                     *           "approvalRequestId": null,
+                     *           "reason": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ScheduledPayment"];
+                };
+            };
+            400: components["responses"]["VALIDATION_ERROR"];
+            /** @description UNAUTHORIZED, HOLDER_BLOCKED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Missing, invalid, expired or revoked credentials; authenticate again"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /**
+                         * @description - `UNAUTHORIZED`: Missing, invalid, expired or revoked credentials; authenticate again
+                         *     - `HOLDER_BLOCKED`: Conta bloqueada. Procure o suporte.
+                         * @enum {string}
+                         */
+                        code?: "UNAUTHORIZED" | "HOLDER_BLOCKED";
+                    };
+                };
+            };
+            404: components["responses"]["NOT_FOUND"];
+            406: components["responses"]["NOT_ACCEPTABLE"];
+            408: components["responses"]["REQUEST_TIMEOUT"];
+            413: components["responses"]["PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["UNSUPPORTED_MEDIA_TYPE"];
+            431: components["responses"]["HEADERS_TOO_LARGE"];
+            500: components["responses"]["INTERNAL_ERROR"];
+            503: components["responses"]["UNAVAILABLE"];
+        };
+    };
+    cancelScheduledPayment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128 (e.g. `checkout-7f3a`). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                accountId: string;
+                scheduleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Cancelled: every occurrence still to run is CANCELLED (one running at that moment finishes) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "7b1e4c2a-9d3f-4a8e-b6c5-0f2d1e3a4b5c",
+                     *       "status": "CANCELLED",
+                     *       "kind": "PIX_KEY",
+                     *       "pixKey": "maria@example.com",
+                     *       "pixKeyType": "EMAIL",
+                     *       "beneficiaryName": "Maria Souza",
+                     *       "branch": null,
+                     *       "account": null,
+                     *       "amountCents": "15000",
+                     *       "description": "Aluguel",
+                     *       "date": "2026-12-31",
+                     *       "time": "06:00:00",
+                     *       "recurrence": {
+                     *         "frequency": "MONTHLY",
+                     *         "dayOfMonth": null,
+                     *         "count": 3,
+                     *         "until": null
+                     *       },
+                     *       "nextRunAt": null,
+                     *       "createdAt": "2026-11-24T13:45:07.123Z",
+                     *       "cancelledAt": "2027-01-02T10:00:00.000Z",
+                     *       "occurrences": [
+                     *         {
+                     *           "date": "2026-12-31",
+                     *           "dueAt": "2026-12-31T09:00:00.000Z",
+                     *           "status": "PAID",
+                     *           "attempts": 0,
+                     *           "nextAttemptAt": null,
+                     *           "startedAt": "2026-12-31T09:00:00.412Z",
+                     *           "late": false,
+                     *           "finishedAt": "2026-12-31T09:00:00.731Z",
+                     *           "tevId": null,
+                     *           "payoutId": "p6c1v8x3z0b5n2m9q4w7k1r6",
+                     *           "approvalRequestId": null,
+                     *           "reason": null
+                     *         },
+                     *         {
+                     *           "date": "2027-01-31",
+                     *           "dueAt": "2027-01-31T09:00:00.000Z",
+                     *           "status": "CANCELLED",
+                     *           "attempts": 0,
+                     *           "nextAttemptAt": null,
+                     *           "startedAt": null,
+                     *           "late": null,
+                     *           "finishedAt": "2027-01-02T10:00:00.000Z",
+                     *           "tevId": null,
+                     *           "payoutId": null,
+                     *           "approvalRequestId": null,
+                     *           "reason": null
+                     *         },
+                     *         {
+                     *           "date": "2027-02-28",
+                     *           "dueAt": "2027-02-28T09:00:00.000Z",
+                     *           "status": "CANCELLED",
+                     *           "attempts": 0,
+                     *           "nextAttemptAt": null,
+                     *           "startedAt": null,
+                     *           "late": null,
+                     *           "finishedAt": "2027-01-02T10:00:00.000Z",
+                     *           "tevId": null,
+                     *           "payoutId": null,
+                     *           "approvalRequestId": null,
+                     *           "reason": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ScheduledPayment"];
+                };
+            };
+            400: components["responses"]["VALIDATION_ERROR"];
+            /** @description UNAUTHORIZED, HOLDER_BLOCKED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Missing, invalid, expired or revoked credentials; authenticate again"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /**
+                         * @description - `UNAUTHORIZED`: Missing, invalid, expired or revoked credentials; authenticate again
+                         *     - `HOLDER_BLOCKED`: Conta bloqueada. Procure o suporte.
+                         * @enum {string}
+                         */
+                        code?: "UNAUTHORIZED" | "HOLDER_BLOCKED";
+                    };
+                };
+            };
+            404: components["responses"]["NOT_FOUND"];
+            406: components["responses"]["NOT_ACCEPTABLE"];
+            408: components["responses"]["REQUEST_TIMEOUT"];
+            409: components["responses"]["SCHEDULE_NOT_ACTIVE"];
+            413: components["responses"]["PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["UNSUPPORTED_MEDIA_TYPE"];
+            431: components["responses"]["HEADERS_TOO_LARGE"];
+            500: components["responses"]["INTERNAL_ERROR"];
+            503: components["responses"]["UNAVAILABLE"];
+        };
+    };
+    cancelScheduledPaymentOccurrence: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128 (e.g. `checkout-7f3a`). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                accountId: string;
+                scheduleId: string;
+                date: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The occurrence is CANCELLED; the others stay as they were */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "7b1e4c2a-9d3f-4a8e-b6c5-0f2d1e3a4b5c",
+                     *       "status": "ACTIVE",
+                     *       "kind": "PIX_KEY",
+                     *       "pixKey": "maria@example.com",
+                     *       "pixKeyType": "EMAIL",
+                     *       "beneficiaryName": "Maria Souza",
+                     *       "branch": null,
+                     *       "account": null,
+                     *       "amountCents": "15000",
+                     *       "description": "Aluguel",
+                     *       "date": "2026-12-31",
+                     *       "time": "06:00:00",
+                     *       "recurrence": {
+                     *         "frequency": "MONTHLY",
+                     *         "dayOfMonth": null,
+                     *         "count": 3,
+                     *         "until": null
+                     *       },
+                     *       "nextRunAt": "2027-01-31T09:00:00.000Z",
+                     *       "createdAt": "2026-11-24T13:45:07.123Z",
+                     *       "cancelledAt": null,
+                     *       "occurrences": [
+                     *         {
+                     *           "date": "2026-12-31",
+                     *           "dueAt": "2026-12-31T09:00:00.000Z",
+                     *           "status": "PAID",
+                     *           "attempts": 0,
+                     *           "nextAttemptAt": null,
+                     *           "startedAt": "2026-12-31T09:00:00.412Z",
+                     *           "late": false,
+                     *           "finishedAt": "2026-12-31T09:00:00.731Z",
+                     *           "tevId": null,
+                     *           "payoutId": "p6c1v8x3z0b5n2m9q4w7k1r6",
+                     *           "approvalRequestId": null,
+                     *           "reason": null
+                     *         },
+                     *         {
+                     *           "date": "2027-01-31",
+                     *           "dueAt": "2027-01-31T09:00:00.000Z",
+                     *           "status": "CANCELLED",
+                     *           "attempts": 0,
+                     *           "nextAttemptAt": null,
+                     *           "startedAt": null,
+                     *           "late": null,
+                     *           "finishedAt": "2027-01-02T10:00:00.000Z",
+                     *           "tevId": null,
+                     *           "payoutId": null,
+                     *           "approvalRequestId": null,
+                     *           "reason": null
+                     *         },
+                     *         {
+                     *           "date": "2027-02-28",
+                     *           "dueAt": "2027-02-28T09:00:00.000Z",
+                     *           "status": "SCHEDULED",
+                     *           "attempts": 0,
+                     *           "nextAttemptAt": "2027-02-28T09:00:00.000Z",
+                     *           "startedAt": null,
+                     *           "late": null,
+                     *           "finishedAt": null,
+                     *           "tevId": null,
+                     *           "payoutId": null,
+                     *           "approvalRequestId": null,
+                     *           "reason": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ScheduledPayment"];
+                };
+            };
+            400: components["responses"]["VALIDATION_ERROR"];
+            /** @description UNAUTHORIZED, HOLDER_BLOCKED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Missing, invalid, expired or revoked credentials; authenticate again"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /**
+                         * @description - `UNAUTHORIZED`: Missing, invalid, expired or revoked credentials; authenticate again
+                         *     - `HOLDER_BLOCKED`: Conta bloqueada. Procure o suporte.
+                         * @enum {string}
+                         */
+                        code?: "UNAUTHORIZED" | "HOLDER_BLOCKED";
+                    };
+                };
+            };
+            404: components["responses"]["NOT_FOUND"];
+            406: components["responses"]["NOT_ACCEPTABLE"];
+            408: components["responses"]["REQUEST_TIMEOUT"];
+            409: components["responses"]["OCCURRENCE_NOT_CANCELLABLE"];
             413: components["responses"]["PAYLOAD_TOO_LARGE"];
             415: components["responses"]["UNSUPPORTED_MEDIA_TYPE"];
             431: components["responses"]["HEADERS_TOO_LARGE"];

@@ -188,6 +188,62 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/pix-accounts/{accountId}/scheduled-payments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The Pix account's scheduled payments, newest first */
+        get: operations["listIntegrationScheduledPayments"];
+        put?: never;
+        /**
+         * Schedule a payment (Pix by key, or TEV) of the Pix account, once or recurring
+         * @description Pays a Pix key, or an account of the tenant (by branch and number, as the TEV beneficiary lookup gives them), on a São Paulo date at a time (06:00 by default), once or weekly or monthly, for `count` occurrences or `until` a date, at most 5 years ahead. Each occurrence is paid when due through the normal payment path: the account's limits then, dual approval asked then, the same events and payout as any payment, under a key of its own (it never pays twice). Refused for insufficient balance, it is tried again (by default 3 times, 3 hours apart, within its day), then FAILED; the schedule goes on. Events payment.scheduled.executed and payment.scheduled.failed (opt-in). A retry with the same Idempotency-Key and body returns the original schedule.
+         */
+        post: operations["createScheduledPayment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/pix-accounts/{accountId}/scheduled-payments/{scheduleId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A scheduled payment: each past occurrence with its outcome and payout, and the next ones */
+        get: operations["getIntegrationScheduledPayment"];
+        put?: never;
+        post?: never;
+        /** Cancel a scheduled payment whole, at once */
+        delete: operations["cancelIntegrationScheduledPayment"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/pix-accounts/{accountId}/scheduled-payments/{scheduleId}/occurrences/{date}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Cancel one occurrence still to run; the schedule goes on */
+        delete: operations["cancelIntegrationScheduledPaymentOccurrence"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/pix/provider/notifications": {
         parameters: {
             query?: never;
@@ -464,6 +520,46 @@ export interface webhooks {
          * @description Sent to every enabled endpoint of the Pix account subscribed to this event. Answer 2xx within 10 s; otherwise the delivery is retried (5 s doubling to 1 h, for 24 h). Delivery is at least once: dedupe by webhook-id.
          */
         post: operations["onTevOutFailed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment.scheduled.executed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A scheduled payment's occurrence ran: paid (the TEV settled, the Pix debited) or held for the account's approver
+         * @description Sent to every enabled endpoint of the Pix account subscribed to this event. Answer 2xx within 10 s; otherwise the delivery is retried (5 s doubling to 1 h, for 24 h). Delivery is at least once: dedupe by webhook-id.
+         */
+        post: operations["onPaymentScheduledExecuted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment.scheduled.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A scheduled payment's occurrence was refused (after its retries, for insufficient balance); the schedule goes on
+         * @description Sent to every enabled endpoint of the Pix account subscribed to this event. Answer 2xx within 10 s; otherwise the delivery is retried (5 s doubling to 1 h, for 24 h). Delivery is at least once: dedupe by webhook-id.
+         */
+        post: operations["onPaymentScheduledFailed"];
         delete?: never;
         options?: never;
         head?: never;
@@ -843,6 +939,116 @@ export interface components {
                 reason: string;
             };
         };
+        PaymentScheduledExecutedEvent: {
+            /** @enum {string} */
+            event: "payment.scheduled.executed";
+            data: {
+                /**
+                 * Format: uuid
+                 * @example 7b1e4c2a-9d3f-4a8e-b6c5-0f2d1e3a4b5c
+                 */
+                scheduleId: string;
+                /**
+                 * Format: date
+                 * @description The São Paulo date of the occurrence
+                 * @example 2026-12-05
+                 */
+                occurrenceDate: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-12-05T09:00:00.000Z
+                 */
+                dueAt: string;
+                /**
+                 * Format: date-time
+                 * @description When its first attempt started
+                 * @example 2026-12-05T09:00:00.412Z
+                 */
+                startedAt: string;
+                /** @description It started later than its due time allows (the platform was away): it ran as soon as it could */
+                late: boolean;
+                /**
+                 * @description Attempts made: retries follow refusals for insufficient balance
+                 * @example 1
+                 */
+                attempts: number;
+                /** @enum {string} */
+                kind: "PIX_KEY" | "TEV";
+                /** @example 15000 */
+                amountCents: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-12-05T09:00:00.731Z
+                 */
+                occurredAt: string;
+                /**
+                 * @description PAID: the TEV settled or the Pix was debited; HELD_FOR_APPROVAL: the approver decides
+                 * @enum {string}
+                 */
+                status: "PAID" | "HELD_FOR_APPROVAL";
+                /** @example t2k7m4q9x1v8c3n6b0z5w7r4 */
+                tevTransferId: string | null;
+                /**
+                 * @description The Pix payout; its pix.payout.* events follow as any payout's
+                 * @example p6c1v8x3z0b5n2m9q4w7k1r6
+                 */
+                payoutId: string | null;
+                /**
+                 * Format: uuid
+                 * @example null
+                 */
+                approvalRequestId: string | null;
+            };
+        };
+        PaymentScheduledFailedEvent: {
+            /** @enum {string} */
+            event: "payment.scheduled.failed";
+            data: {
+                /**
+                 * Format: uuid
+                 * @example 7b1e4c2a-9d3f-4a8e-b6c5-0f2d1e3a4b5c
+                 */
+                scheduleId: string;
+                /**
+                 * Format: date
+                 * @description The São Paulo date of the occurrence
+                 * @example 2026-12-05
+                 */
+                occurrenceDate: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-12-05T09:00:00.000Z
+                 */
+                dueAt: string;
+                /**
+                 * Format: date-time
+                 * @description When its first attempt started
+                 * @example 2026-12-05T09:00:00.412Z
+                 */
+                startedAt: string;
+                /** @description It started later than its due time allows (the platform was away): it ran as soon as it could */
+                late: boolean;
+                /**
+                 * @description Attempts made: retries follow refusals for insufficient balance
+                 * @example 1
+                 */
+                attempts: number;
+                /** @enum {string} */
+                kind: "PIX_KEY" | "TEV";
+                /** @example 15000 */
+                amountCents: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-12-05T09:00:00.731Z
+                 */
+                occurredAt: string;
+                /**
+                 * @description The refusal's code (INSUFFICIENT_BALANCE after the retries, LIMIT_EXCEEDED, …)
+                 * @example INSUFFICIENT_BALANCE
+                 */
+                reason: string;
+            };
+        };
         Error: {
             /**
              * @description Stable, UPPER_SNAKE_CASE: switch on it
@@ -1054,7 +1260,7 @@ export interface components {
              *       "tev.in.received"
              *     ]
              */
-            events: ("pix.in.received" | "pix.payout.succeeded" | "pix.payout.failed" | "pix.payout.cancelled" | "pix.payout.refunded" | "pix.charge.paid" | "pix.charge.expired" | "pix.charge.refunded" | "tev.in.received" | "tev.out.succeeded" | "tev.out.failed")[];
+            events: ("pix.in.received" | "pix.payout.succeeded" | "pix.payout.failed" | "pix.payout.cancelled" | "pix.payout.refunded" | "pix.charge.paid" | "pix.charge.expired" | "pix.charge.refunded" | "tev.in.received" | "tev.out.succeeded" | "tev.out.failed" | "payment.scheduled.executed" | "payment.scheduled.failed")[];
             /**
              * @description The endpoint in the core, when mirrored
              * @example null
@@ -1075,7 +1281,7 @@ export interface components {
              * @example https://example.com/hooks/pix
              */
             url: string;
-            events: ("pix.in.received" | "pix.payout.succeeded" | "pix.payout.failed" | "pix.payout.cancelled" | "pix.payout.refunded" | "pix.charge.paid" | "pix.charge.expired" | "pix.charge.refunded" | "tev.in.received" | "tev.out.succeeded" | "tev.out.failed")[];
+            events: ("pix.in.received" | "pix.payout.succeeded" | "pix.payout.failed" | "pix.payout.cancelled" | "pix.payout.refunded" | "pix.charge.paid" | "pix.charge.expired" | "pix.charge.refunded" | "tev.in.received" | "tev.out.succeeded" | "tev.out.failed" | "payment.scheduled.executed" | "payment.scheduled.failed")[];
             /** @description Your secret, 16 to 512 visible ASCII characters (32 or more recommended); sent back as Authorization on every delivery */
             authToken: string;
         };
@@ -1110,7 +1316,7 @@ export interface components {
              */
             eventId: string;
             /** @enum {string} */
-            eventType: "pix.in.received" | "pix.payout.succeeded" | "pix.payout.failed" | "pix.payout.cancelled" | "pix.payout.refunded" | "pix.charge.paid" | "pix.charge.expired" | "pix.charge.refunded" | "tev.in.received" | "tev.out.succeeded" | "tev.out.failed";
+            eventType: "pix.in.received" | "pix.payout.succeeded" | "pix.payout.failed" | "pix.payout.cancelled" | "pix.payout.refunded" | "pix.charge.paid" | "pix.charge.expired" | "pix.charge.refunded" | "tev.in.received" | "tev.out.succeeded" | "tev.out.failed" | "payment.scheduled.executed" | "payment.scheduled.failed";
             /** @enum {string} */
             status: "PENDING" | "DELIVERED" | "FAILED" | "CANCELLED";
             /** @example 1 */
@@ -1250,6 +1456,336 @@ export interface components {
              * @example 1050
              */
             amountCents: string | number;
+        };
+        ScheduledPayment: {
+            /**
+             * Format: uuid
+             * @description Its workflow is `scheduled-payment-<id>` (search attributes AccountId and ScheduleId)
+             * @example 7b1e4c2a-9d3f-4a8e-b6c5-0f2d1e3a4b5c
+             */
+            id: string;
+            /**
+             * @description ACTIVE while an occurrence is to run; FINISHED once none is; CANCELLED once cancelled whole
+             * @enum {string}
+             */
+            status: "ACTIVE" | "FINISHED" | "CANCELLED";
+            /** @enum {string} */
+            kind: "PIX_KEY" | "TEV";
+            /**
+             * @description PIX_KEY: the key in canonical form
+             * @example maria@example.com
+             */
+            pixKey: string | null;
+            /**
+             * @description Pix key type
+             * @enum {string|null}
+             */
+            pixKeyType: "CPF" | "CNPJ" | "EMAIL" | "PHONE" | "EVP" | null;
+            /**
+             * @description PIX_KEY: the key's owner when it was scheduled (the key is looked up again when each occurrence is paid)
+             * @example Maria Souza
+             */
+            beneficiaryName: string | null;
+            /**
+             * @description TEV: the branch, 4 digits
+             * @example 0001
+             */
+            branch: string | null;
+            /**
+             * @description TEV: the account number, without leading zeros
+             * @example 1000024
+             */
+            account: string | null;
+            /** @example 15000 */
+            amountCents: string;
+            /** @example Aluguel */
+            description: string | null;
+            /**
+             * Format: date
+             * @description The date (the first, for a recurrence)
+             * @example 2026-12-05
+             */
+            date: string;
+            /**
+             * @description São Paulo time of day
+             * @example 06:00:00
+             */
+            time: string;
+            recurrence: {
+                /** @enum {string} */
+                frequency: "WEEKLY" | "MONTHLY";
+                /** @example null */
+                dayOfMonth: number | null;
+                /** @example 12 */
+                count: number | null;
+                /**
+                 * Format: date
+                 * @description The last date
+                 * @example null
+                 */
+                until: string | null;
+            } | null;
+            /**
+             * Format: date-time
+             * @description When the next occurrence runs; null when none is left
+             * @example 2026-12-05T09:00:00.000Z
+             */
+            nextRunAt: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-24T13:45:07.123Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example null
+             */
+            cancelledAt: string | null;
+            /** @description Every occurrence by date: what came of the past ones, and when the next ones are due */
+            occurrences: components["schemas"]["ScheduledPaymentOccurrence"][];
+        };
+        ScheduledPaymentOccurrence: {
+            /**
+             * Format: date
+             * @description São Paulo date
+             * @example 2026-12-05
+             */
+            date: string;
+            /**
+             * Format: date-time
+             * @example 2026-12-05T09:00:00.000Z
+             */
+            dueAt: string;
+            /**
+             * @description SCHEDULED: to run (at dueAt, or at nextAttemptAt for a retry); RUNNING: being paid; PAID: the TEV settled, or the Pix debited (its payout settles as any other); HELD_FOR_APPROVAL: waiting for the account's approver (approvalRequestId); FAILED: refused (reason); CANCELLED
+             * @enum {string}
+             */
+            status: "SCHEDULED" | "RUNNING" | "PAID" | "HELD_FOR_APPROVAL" | "FAILED" | "CANCELLED";
+            /**
+             * @description Attempts refused for insufficient balance so far
+             * @example 0
+             */
+            attempts: number;
+            /**
+             * Format: date-time
+             * @description SCHEDULED: when it runs (dueAt, or a retry); null otherwise
+             * @example 2026-12-05T09:00:00.000Z
+             */
+            nextAttemptAt: string | null;
+            /**
+             * Format: date-time
+             * @description When its first attempt started
+             * @example 2026-12-05T09:00:00.412Z
+             */
+            startedAt: string | null;
+            /** @description It started later than its due time allows (the platform was away) and ran as soon as it could; null before it starts */
+            late: boolean | null;
+            /**
+             * Format: date-time
+             * @example 2026-12-05T09:00:00.731Z
+             */
+            finishedAt: string | null;
+            /**
+             * @description PAID by TEV: GET /v1/tev/{id}, or the statement
+             * @example t2k7m4q9x1v8c3n6b0z5w7r4
+             */
+            tevId: string | null;
+            /**
+             * @description PAID by Pix: the payout (GET /accounts/{accountId}/payouts/{payoutId})
+             * @example p6c1v8x3z0b5n2m9q4w7k1r6
+             */
+            payoutId: string | null;
+            /**
+             * Format: uuid
+             * @description HELD_FOR_APPROVAL: GET /approvals/{id} follows it
+             * @example 2b7d9e1f-4a3c-4d8b-9e6f-0a1b2c3d4e5f
+             */
+            approvalRequestId: string | null;
+            /**
+             * @description FAILED: why (INSUFFICIENT_BALANCE after the retries, LIMIT_EXCEEDED, …); SCHEDULED after a refusal: the last one
+             * @example null
+             */
+            reason: string | null;
+        };
+        NewIntegrationScheduledPayment: components["schemas"]["NewIntegrationScheduledPixKeyPayment"] | components["schemas"]["NewIntegrationScheduledTevPayment"];
+        NewIntegrationScheduledPixKeyPayment: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "PIX_KEY";
+            /**
+             * @description Pix key, in the format of its type
+             * @example maria@example.com
+             */
+            pixKey: string;
+            /**
+             * @description Pix key type
+             * @enum {string}
+             */
+            pixKeyType: "CPF" | "CNPJ" | "EMAIL" | "PHONE" | "EVP";
+            /**
+             * @description cents: a string of digits or a JSON integer, greater than 0
+             * @example 1050
+             */
+            amountCents: string | number;
+            description?: string;
+            /**
+             * Format: date
+             * @description São Paulo calendar date of the payment (the first, for a recurrence); with `time`, in the future
+             * @example 2026-12-05
+             */
+            date: string;
+            /**
+             * @description São Paulo time of day the payment is due; 06:00 by default
+             * @default 06:00
+             * @example 06:00
+             */
+            time: string;
+            recurrence?: components["schemas"]["ScheduledPaymentRecurrence"];
+        };
+        /** @description Repeats the payment from `date`; every occurrence at most 5 years from today */
+        ScheduledPaymentRecurrence: {
+            /**
+             * @description WEEKLY: on the weekday of `date`; MONTHLY: on `dayOfMonth` (the day of `date` by default)
+             * @enum {string}
+             */
+            frequency: "WEEKLY" | "MONTHLY";
+            /**
+             * @description MONTHLY only: 1 to 31; in a month without that day, the month's last day (31 → 30 April, 28 or 29 February)
+             * @example 31
+             */
+            dayOfMonth?: number;
+            /**
+             * @description How many occurrences (or give `until`)
+             * @example 12
+             */
+            count?: number;
+            /**
+             * Format: date
+             * @description The last date an occurrence may fall on (or give `count`)
+             * @example 2026-12-05
+             */
+            until?: string;
+        };
+        NewIntegrationScheduledTevPayment: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "TEV";
+            /** @example 0001 */
+            branch: string;
+            /** @example 1000024 */
+            account: string;
+            /**
+             * @description cents: a string of digits or a JSON integer, greater than 0
+             * @example 1050
+             */
+            amountCents: string | number;
+            description?: string;
+            /**
+             * Format: date
+             * @description São Paulo calendar date of the payment (the first, for a recurrence); with `time`, in the future
+             * @example 2026-12-05
+             */
+            date: string;
+            /**
+             * @description São Paulo time of day the payment is due; 06:00 by default
+             * @default 06:00
+             * @example 06:00
+             */
+            time: string;
+            recurrence?: components["schemas"]["ScheduledPaymentRecurrence"];
+        };
+        ScheduledPaymentPage: {
+            scheduledPayments: components["schemas"]["ScheduledPaymentSummary"][];
+            pagination: components["schemas"]["Pagination"];
+        };
+        ScheduledPaymentSummary: {
+            /**
+             * Format: uuid
+             * @description Its workflow is `scheduled-payment-<id>` (search attributes AccountId and ScheduleId)
+             * @example 7b1e4c2a-9d3f-4a8e-b6c5-0f2d1e3a4b5c
+             */
+            id: string;
+            /**
+             * @description ACTIVE while an occurrence is to run; FINISHED once none is; CANCELLED once cancelled whole
+             * @enum {string}
+             */
+            status: "ACTIVE" | "FINISHED" | "CANCELLED";
+            /** @enum {string} */
+            kind: "PIX_KEY" | "TEV";
+            /**
+             * @description PIX_KEY: the key in canonical form
+             * @example maria@example.com
+             */
+            pixKey: string | null;
+            /**
+             * @description Pix key type
+             * @enum {string|null}
+             */
+            pixKeyType: "CPF" | "CNPJ" | "EMAIL" | "PHONE" | "EVP" | null;
+            /**
+             * @description PIX_KEY: the key's owner when it was scheduled (the key is looked up again when each occurrence is paid)
+             * @example Maria Souza
+             */
+            beneficiaryName: string | null;
+            /**
+             * @description TEV: the branch, 4 digits
+             * @example 0001
+             */
+            branch: string | null;
+            /**
+             * @description TEV: the account number, without leading zeros
+             * @example 1000024
+             */
+            account: string | null;
+            /** @example 15000 */
+            amountCents: string;
+            /** @example Aluguel */
+            description: string | null;
+            /**
+             * Format: date
+             * @description The date (the first, for a recurrence)
+             * @example 2026-12-05
+             */
+            date: string;
+            /**
+             * @description São Paulo time of day
+             * @example 06:00:00
+             */
+            time: string;
+            recurrence: {
+                /** @enum {string} */
+                frequency: "WEEKLY" | "MONTHLY";
+                /** @example null */
+                dayOfMonth: number | null;
+                /** @example 12 */
+                count: number | null;
+                /**
+                 * Format: date
+                 * @description The last date
+                 * @example null
+                 */
+                until: string | null;
+            } | null;
+            /**
+             * Format: date-time
+             * @description When the next occurrence runs; null when none is left
+             * @example 2026-12-05T09:00:00.000Z
+             */
+            nextRunAt: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-24T13:45:07.123Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example null
+             */
+            cancelledAt: string | null;
         };
         PixProviderNotificationAnswer: {
             /**
@@ -1742,6 +2278,72 @@ export interface components {
                      * @enum {string}
                      */
                     code?: "AMOUNT_BELOW_RECEIVE_FEE";
+                };
+            };
+        };
+        /** @description PIX_KEY_NOT_FOUND */
+        PIX_KEY_NOT_FOUND: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "PIX_KEY_NOT_FOUND",
+                 *       "message": "No account answers for this Pix key"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"] & {
+                    /**
+                     * @description No account answers for this Pix key
+                     * @enum {string}
+                     */
+                    code?: "PIX_KEY_NOT_FOUND";
+                };
+            };
+        };
+        /** @description SCHEDULE_NOT_ACTIVE */
+        SCHEDULE_NOT_ACTIVE: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "SCHEDULE_NOT_ACTIVE",
+                 *       "message": "This schedule has no occurrence left to run: it was cancelled, or every occurrence ran"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"] & {
+                    /**
+                     * @description This schedule has no occurrence left to run: it was cancelled, or every occurrence ran
+                     * @enum {string}
+                     */
+                    code?: "SCHEDULE_NOT_ACTIVE";
+                };
+            };
+        };
+        /** @description OCCURRENCE_NOT_CANCELLABLE */
+        OCCURRENCE_NOT_CANCELLABLE: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "OCCURRENCE_NOT_CANCELLABLE",
+                 *       "message": "Only an occurrence still to run (SCHEDULED) can be cancelled; this one ran, is running or was cancelled"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"] & {
+                    /**
+                     * @description Only an occurrence still to run (SCHEDULED) can be cancelled; this one ran, is running or was cancelled
+                     * @enum {string}
+                     */
+                    code?: "OCCURRENCE_NOT_CANCELLABLE";
                 };
             };
         };
@@ -2821,6 +3423,614 @@ export interface operations {
             503: components["responses"]["UNAVAILABLE"];
         };
     };
+    listIntegrationScheduledPayments: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description pagination.nextCursor of the previous page, unchanged */
+                cursor?: string;
+            };
+            header?: {
+                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128 (e.g. `checkout-7f3a`). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The Pix account id (`pixAccountId` of the holder's accounts) */
+                accountId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of schedules, newest first */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "scheduledPayments": [
+                     *         {
+                     *           "id": "7b1e4c2a-9d3f-4a8e-b6c5-0f2d1e3a4b5c",
+                     *           "status": "ACTIVE",
+                     *           "kind": "PIX_KEY",
+                     *           "pixKey": "maria@example.com",
+                     *           "pixKeyType": "EMAIL",
+                     *           "beneficiaryName": "Maria Souza",
+                     *           "branch": null,
+                     *           "account": null,
+                     *           "amountCents": "15000",
+                     *           "description": "Aluguel",
+                     *           "date": "2026-12-31",
+                     *           "time": "06:00:00",
+                     *           "recurrence": {
+                     *             "frequency": "MONTHLY",
+                     *             "dayOfMonth": null,
+                     *             "count": 3,
+                     *             "until": null
+                     *           },
+                     *           "nextRunAt": "2027-01-31T09:00:00.000Z",
+                     *           "createdAt": "2026-11-24T13:45:07.123Z",
+                     *           "cancelledAt": null
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "limit": 20,
+                     *         "nextCursor": null,
+                     *         "hasMore": false
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ScheduledPaymentPage"];
+                };
+            };
+            400: components["responses"]["VALIDATION_ERROR"];
+            401: components["responses"]["UNAUTHORIZED"];
+            403: components["responses"]["ACCOUNT_NOT_IN_KEY_SCOPE"];
+            404: components["responses"]["NOT_FOUND"];
+            406: components["responses"]["NOT_ACCEPTABLE"];
+            408: components["responses"]["REQUEST_TIMEOUT"];
+            413: components["responses"]["PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["UNSUPPORTED_MEDIA_TYPE"];
+            431: components["responses"]["HEADERS_TOO_LARGE"];
+            500: components["responses"]["INTERNAL_ERROR"];
+            503: components["responses"]["UNAVAILABLE"];
+        };
+    };
+    createScheduledPayment: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128 (e.g. `checkout-7f3a`). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description UUID recommended; the same key returns the original result */
+                "idempotency-key": string;
+            };
+            path: {
+                /** @description The Pix account id (`pixAccountId` of the holder's accounts) */
+                accountId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "kind": "TEV",
+                 *       "branch": "0001",
+                 *       "account": "1000024",
+                 *       "amountCents": "250000",
+                 *       "description": "Salário",
+                 *       "date": "2026-12-05",
+                 *       "time": "08:00",
+                 *       "recurrence": {
+                 *         "frequency": "MONTHLY",
+                 *         "dayOfMonth": 5,
+                 *         "until": "2027-12-05"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["NewIntegrationScheduledPayment"];
+            };
+        };
+        responses: {
+            /** @description Scheduled (or the schedule this Idempotency-Key made) */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "7b1e4c2a-9d3f-4a8e-b6c5-0f2d1e3a4b5c",
+                     *       "status": "ACTIVE",
+                     *       "kind": "PIX_KEY",
+                     *       "pixKey": "maria@example.com",
+                     *       "pixKeyType": "EMAIL",
+                     *       "beneficiaryName": "Maria Souza",
+                     *       "branch": null,
+                     *       "account": null,
+                     *       "amountCents": "15000",
+                     *       "description": "Aluguel",
+                     *       "date": "2026-12-31",
+                     *       "time": "06:00:00",
+                     *       "recurrence": {
+                     *         "frequency": "MONTHLY",
+                     *         "dayOfMonth": null,
+                     *         "count": 3,
+                     *         "until": null
+                     *       },
+                     *       "nextRunAt": "2027-01-31T09:00:00.000Z",
+                     *       "createdAt": "2026-11-24T13:45:07.123Z",
+                     *       "cancelledAt": null,
+                     *       "occurrences": [
+                     *         {
+                     *           "date": "2026-12-31",
+                     *           "dueAt": "2026-12-31T09:00:00.000Z",
+                     *           "status": "PAID",
+                     *           "attempts": 0,
+                     *           "nextAttemptAt": null,
+                     *           "startedAt": "2026-12-31T09:00:00.412Z",
+                     *           "late": false,
+                     *           "finishedAt": "2026-12-31T09:00:00.731Z",
+                     *           "tevId": null,
+                     *           "payoutId": "p6c1v8x3z0b5n2m9q4w7k1r6",
+                     *           "approvalRequestId": null,
+                     *           "reason": null
+                     *         },
+                     *         {
+                     *           "date": "2027-01-31",
+                     *           "dueAt": "2027-01-31T09:00:00.000Z",
+                     *           "status": "SCHEDULED",
+                     *           "attempts": 0,
+                     *           "nextAttemptAt": "2027-01-31T09:00:00.000Z",
+                     *           "startedAt": null,
+                     *           "late": null,
+                     *           "finishedAt": null,
+                     *           "tevId": null,
+                     *           "payoutId": null,
+                     *           "approvalRequestId": null,
+                     *           "reason": null
+                     *         },
+                     *         {
+                     *           "date": "2027-02-28",
+                     *           "dueAt": "2027-02-28T09:00:00.000Z",
+                     *           "status": "SCHEDULED",
+                     *           "attempts": 0,
+                     *           "nextAttemptAt": "2027-02-28T09:00:00.000Z",
+                     *           "startedAt": null,
+                     *           "late": null,
+                     *           "finishedAt": null,
+                     *           "tevId": null,
+                     *           "payoutId": null,
+                     *           "approvalRequestId": null,
+                     *           "reason": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ScheduledPayment"];
+                };
+            };
+            /** @description VALIDATION_ERROR, DESTINATION_NOT_FOUND, SAME_ACCOUNT */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "An input is refused: `details` lists each refused input with its path and the rule it breaks",
+                     *       "details": [
+                     *         {
+                     *           "path": "body.amount",
+                     *           "message": "must be greater than 0 and at most 1000000000 reais"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /**
+                         * @description - `VALIDATION_ERROR`: An input is refused: `details` lists each refused input with its path and the rule it breaks
+                         *     - `DESTINATION_NOT_FOUND`: No account with this branch and number in this tenant
+                         *     - `SAME_ACCOUNT`: The destination is the source account itself
+                         * @enum {string}
+                         */
+                        code?: "VALIDATION_ERROR" | "DESTINATION_NOT_FOUND" | "SAME_ACCOUNT";
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED, HOLDER_BLOCKED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Missing, invalid, expired or revoked credentials; authenticate again"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /**
+                         * @description - `UNAUTHORIZED`: Missing, invalid, expired or revoked credentials; authenticate again
+                         *     - `HOLDER_BLOCKED`: Conta bloqueada. Procure o suporte.
+                         * @enum {string}
+                         */
+                        code?: "UNAUTHORIZED" | "HOLDER_BLOCKED";
+                    };
+                };
+            };
+            /** @description ACCOUNT_NOT_IN_KEY_SCOPE, ONBOARDING_INCOMPLETE, ACCOUNT_NOT_APPROVED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ACCOUNT_NOT_IN_KEY_SCOPE",
+                     *       "message": "This API key does not reach that Pix account"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /**
+                         * @description - `ACCOUNT_NOT_IN_KEY_SCOPE`: This API key does not reach that Pix account
+                         *     - `ONBOARDING_INCOMPLETE`: Finish identity verification (onboardingLink) before operating the account
+                         *     - `ACCOUNT_NOT_APPROVED`: The account is not APPROVED; operations need an APPROVED account
+                         * @enum {string}
+                         */
+                        code?: "ACCOUNT_NOT_IN_KEY_SCOPE" | "ONBOARDING_INCOMPLETE" | "ACCOUNT_NOT_APPROVED";
+                    };
+                };
+            };
+            404: components["responses"]["NOT_FOUND"];
+            406: components["responses"]["NOT_ACCEPTABLE"];
+            408: components["responses"]["REQUEST_TIMEOUT"];
+            409: components["responses"]["IDEMPOTENCY_KEY_REUSED"];
+            413: components["responses"]["PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["UNSUPPORTED_MEDIA_TYPE"];
+            422: components["responses"]["PIX_KEY_NOT_FOUND"];
+            431: components["responses"]["HEADERS_TOO_LARGE"];
+            500: components["responses"]["INTERNAL_ERROR"];
+            503: components["responses"]["UNAVAILABLE"];
+        };
+    };
+    getIntegrationScheduledPayment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128 (e.g. `checkout-7f3a`). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The Pix account id (`pixAccountId` of the holder's accounts) */
+                accountId: string;
+                scheduleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The schedule with every occurrence */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "7b1e4c2a-9d3f-4a8e-b6c5-0f2d1e3a4b5c",
+                     *       "status": "ACTIVE",
+                     *       "kind": "PIX_KEY",
+                     *       "pixKey": "maria@example.com",
+                     *       "pixKeyType": "EMAIL",
+                     *       "beneficiaryName": "Maria Souza",
+                     *       "branch": null,
+                     *       "account": null,
+                     *       "amountCents": "15000",
+                     *       "description": "Aluguel",
+                     *       "date": "2026-12-31",
+                     *       "time": "06:00:00",
+                     *       "recurrence": {
+                     *         "frequency": "MONTHLY",
+                     *         "dayOfMonth": null,
+                     *         "count": 3,
+                     *         "until": null
+                     *       },
+                     *       "nextRunAt": "2027-01-31T09:00:00.000Z",
+                     *       "createdAt": "2026-11-24T13:45:07.123Z",
+                     *       "cancelledAt": null,
+                     *       "occurrences": [
+                     *         {
+                     *           "date": "2026-12-31",
+                     *           "dueAt": "2026-12-31T09:00:00.000Z",
+                     *           "status": "PAID",
+                     *           "attempts": 0,
+                     *           "nextAttemptAt": null,
+                     *           "startedAt": "2026-12-31T09:00:00.412Z",
+                     *           "late": false,
+                     *           "finishedAt": "2026-12-31T09:00:00.731Z",
+                     *           "tevId": null,
+                     *           "payoutId": "p6c1v8x3z0b5n2m9q4w7k1r6",
+                     *           "approvalRequestId": null,
+                     *           "reason": null
+                     *         },
+                     *         {
+                     *           "date": "2027-01-31",
+                     *           "dueAt": "2027-01-31T09:00:00.000Z",
+                     *           "status": "SCHEDULED",
+                     *           "attempts": 0,
+                     *           "nextAttemptAt": "2027-01-31T09:00:00.000Z",
+                     *           "startedAt": null,
+                     *           "late": null,
+                     *           "finishedAt": null,
+                     *           "tevId": null,
+                     *           "payoutId": null,
+                     *           "approvalRequestId": null,
+                     *           "reason": null
+                     *         },
+                     *         {
+                     *           "date": "2027-02-28",
+                     *           "dueAt": "2027-02-28T09:00:00.000Z",
+                     *           "status": "SCHEDULED",
+                     *           "attempts": 0,
+                     *           "nextAttemptAt": "2027-02-28T09:00:00.000Z",
+                     *           "startedAt": null,
+                     *           "late": null,
+                     *           "finishedAt": null,
+                     *           "tevId": null,
+                     *           "payoutId": null,
+                     *           "approvalRequestId": null,
+                     *           "reason": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ScheduledPayment"];
+                };
+            };
+            400: components["responses"]["VALIDATION_ERROR"];
+            401: components["responses"]["UNAUTHORIZED"];
+            403: components["responses"]["ACCOUNT_NOT_IN_KEY_SCOPE"];
+            404: components["responses"]["NOT_FOUND"];
+            406: components["responses"]["NOT_ACCEPTABLE"];
+            408: components["responses"]["REQUEST_TIMEOUT"];
+            413: components["responses"]["PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["UNSUPPORTED_MEDIA_TYPE"];
+            431: components["responses"]["HEADERS_TOO_LARGE"];
+            500: components["responses"]["INTERNAL_ERROR"];
+            503: components["responses"]["UNAVAILABLE"];
+        };
+    };
+    cancelIntegrationScheduledPayment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128 (e.g. `checkout-7f3a`). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The Pix account id (`pixAccountId` of the holder's accounts) */
+                accountId: string;
+                scheduleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Cancelled: every occurrence still to run is CANCELLED (one running at that moment finishes) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "7b1e4c2a-9d3f-4a8e-b6c5-0f2d1e3a4b5c",
+                     *       "status": "CANCELLED",
+                     *       "kind": "PIX_KEY",
+                     *       "pixKey": "maria@example.com",
+                     *       "pixKeyType": "EMAIL",
+                     *       "beneficiaryName": "Maria Souza",
+                     *       "branch": null,
+                     *       "account": null,
+                     *       "amountCents": "15000",
+                     *       "description": "Aluguel",
+                     *       "date": "2026-12-31",
+                     *       "time": "06:00:00",
+                     *       "recurrence": {
+                     *         "frequency": "MONTHLY",
+                     *         "dayOfMonth": null,
+                     *         "count": 3,
+                     *         "until": null
+                     *       },
+                     *       "nextRunAt": null,
+                     *       "createdAt": "2026-11-24T13:45:07.123Z",
+                     *       "cancelledAt": "2027-01-02T10:00:00.000Z",
+                     *       "occurrences": [
+                     *         {
+                     *           "date": "2026-12-31",
+                     *           "dueAt": "2026-12-31T09:00:00.000Z",
+                     *           "status": "PAID",
+                     *           "attempts": 0,
+                     *           "nextAttemptAt": null,
+                     *           "startedAt": "2026-12-31T09:00:00.412Z",
+                     *           "late": false,
+                     *           "finishedAt": "2026-12-31T09:00:00.731Z",
+                     *           "tevId": null,
+                     *           "payoutId": "p6c1v8x3z0b5n2m9q4w7k1r6",
+                     *           "approvalRequestId": null,
+                     *           "reason": null
+                     *         },
+                     *         {
+                     *           "date": "2027-01-31",
+                     *           "dueAt": "2027-01-31T09:00:00.000Z",
+                     *           "status": "CANCELLED",
+                     *           "attempts": 0,
+                     *           "nextAttemptAt": null,
+                     *           "startedAt": null,
+                     *           "late": null,
+                     *           "finishedAt": "2027-01-02T10:00:00.000Z",
+                     *           "tevId": null,
+                     *           "payoutId": null,
+                     *           "approvalRequestId": null,
+                     *           "reason": null
+                     *         },
+                     *         {
+                     *           "date": "2027-02-28",
+                     *           "dueAt": "2027-02-28T09:00:00.000Z",
+                     *           "status": "CANCELLED",
+                     *           "attempts": 0,
+                     *           "nextAttemptAt": null,
+                     *           "startedAt": null,
+                     *           "late": null,
+                     *           "finishedAt": "2027-01-02T10:00:00.000Z",
+                     *           "tevId": null,
+                     *           "payoutId": null,
+                     *           "approvalRequestId": null,
+                     *           "reason": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ScheduledPayment"];
+                };
+            };
+            400: components["responses"]["VALIDATION_ERROR"];
+            401: components["responses"]["UNAUTHORIZED"];
+            403: components["responses"]["ACCOUNT_NOT_IN_KEY_SCOPE"];
+            404: components["responses"]["NOT_FOUND"];
+            406: components["responses"]["NOT_ACCEPTABLE"];
+            408: components["responses"]["REQUEST_TIMEOUT"];
+            409: components["responses"]["SCHEDULE_NOT_ACTIVE"];
+            413: components["responses"]["PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["UNSUPPORTED_MEDIA_TYPE"];
+            431: components["responses"]["HEADERS_TOO_LARGE"];
+            500: components["responses"]["INTERNAL_ERROR"];
+            503: components["responses"]["UNAVAILABLE"];
+        };
+    };
+    cancelIntegrationScheduledPaymentOccurrence: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128 (e.g. `checkout-7f3a`). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The Pix account id (`pixAccountId` of the holder's accounts) */
+                accountId: string;
+                scheduleId: string;
+                date: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The occurrence is CANCELLED; the others stay as they were */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "7b1e4c2a-9d3f-4a8e-b6c5-0f2d1e3a4b5c",
+                     *       "status": "ACTIVE",
+                     *       "kind": "PIX_KEY",
+                     *       "pixKey": "maria@example.com",
+                     *       "pixKeyType": "EMAIL",
+                     *       "beneficiaryName": "Maria Souza",
+                     *       "branch": null,
+                     *       "account": null,
+                     *       "amountCents": "15000",
+                     *       "description": "Aluguel",
+                     *       "date": "2026-12-31",
+                     *       "time": "06:00:00",
+                     *       "recurrence": {
+                     *         "frequency": "MONTHLY",
+                     *         "dayOfMonth": null,
+                     *         "count": 3,
+                     *         "until": null
+                     *       },
+                     *       "nextRunAt": "2027-01-31T09:00:00.000Z",
+                     *       "createdAt": "2026-11-24T13:45:07.123Z",
+                     *       "cancelledAt": null,
+                     *       "occurrences": [
+                     *         {
+                     *           "date": "2026-12-31",
+                     *           "dueAt": "2026-12-31T09:00:00.000Z",
+                     *           "status": "PAID",
+                     *           "attempts": 0,
+                     *           "nextAttemptAt": null,
+                     *           "startedAt": "2026-12-31T09:00:00.412Z",
+                     *           "late": false,
+                     *           "finishedAt": "2026-12-31T09:00:00.731Z",
+                     *           "tevId": null,
+                     *           "payoutId": "p6c1v8x3z0b5n2m9q4w7k1r6",
+                     *           "approvalRequestId": null,
+                     *           "reason": null
+                     *         },
+                     *         {
+                     *           "date": "2027-01-31",
+                     *           "dueAt": "2027-01-31T09:00:00.000Z",
+                     *           "status": "CANCELLED",
+                     *           "attempts": 0,
+                     *           "nextAttemptAt": null,
+                     *           "startedAt": null,
+                     *           "late": null,
+                     *           "finishedAt": "2027-01-02T10:00:00.000Z",
+                     *           "tevId": null,
+                     *           "payoutId": null,
+                     *           "approvalRequestId": null,
+                     *           "reason": null
+                     *         },
+                     *         {
+                     *           "date": "2027-02-28",
+                     *           "dueAt": "2027-02-28T09:00:00.000Z",
+                     *           "status": "SCHEDULED",
+                     *           "attempts": 0,
+                     *           "nextAttemptAt": "2027-02-28T09:00:00.000Z",
+                     *           "startedAt": null,
+                     *           "late": null,
+                     *           "finishedAt": null,
+                     *           "tevId": null,
+                     *           "payoutId": null,
+                     *           "approvalRequestId": null,
+                     *           "reason": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ScheduledPayment"];
+                };
+            };
+            400: components["responses"]["VALIDATION_ERROR"];
+            401: components["responses"]["UNAUTHORIZED"];
+            403: components["responses"]["ACCOUNT_NOT_IN_KEY_SCOPE"];
+            404: components["responses"]["NOT_FOUND"];
+            406: components["responses"]["NOT_ACCEPTABLE"];
+            408: components["responses"]["REQUEST_TIMEOUT"];
+            409: components["responses"]["OCCURRENCE_NOT_CANCELLABLE"];
+            413: components["responses"]["PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["UNSUPPORTED_MEDIA_TYPE"];
+            431: components["responses"]["HEADERS_TOO_LARGE"];
+            500: components["responses"]["INTERNAL_ERROR"];
+            503: components["responses"]["UNAVAILABLE"];
+        };
+    };
     receivePixProviderNotification: {
         parameters: {
             query?: never;
@@ -3619,6 +4829,119 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["TevOutFailedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx ends the delivery */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none within 10 s: the delivery is retried */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onPaymentScheduledExecuted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Exactly the authToken given at registration, without `Bearer`. Compare it in constant time. */
+                authorization: string;
+                /** @description The event id: the same on every retry and redelivery of one event; dedupe on it */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt; refuse old ones to stop replays */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the authToken bytes (Standard Webhooks; verify with signingSecret) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "payment.scheduled.executed",
+                 *       "data": {
+                 *         "scheduleId": "7b1e4c2a-9d3f-4a8e-b6c5-0f2d1e3a4b5c",
+                 *         "occurrenceDate": "2026-12-05",
+                 *         "dueAt": "2026-12-05T09:00:00.000Z",
+                 *         "startedAt": "2026-12-05T09:00:00.412Z",
+                 *         "late": false,
+                 *         "attempts": 1,
+                 *         "kind": "PIX_KEY",
+                 *         "amountCents": "15000",
+                 *         "occurredAt": "2026-12-05T09:00:00.731Z",
+                 *         "status": "PAID",
+                 *         "tevTransferId": null,
+                 *         "payoutId": "p6c1v8x3z0b5n2m9q4w7k1r6",
+                 *         "approvalRequestId": null
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PaymentScheduledExecutedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx ends the delivery */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none within 10 s: the delivery is retried */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onPaymentScheduledFailed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Exactly the authToken given at registration, without `Bearer`. Compare it in constant time. */
+                authorization: string;
+                /** @description The event id: the same on every retry and redelivery of one event; dedupe on it */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt; refuse old ones to stop replays */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the authToken bytes (Standard Webhooks; verify with signingSecret) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "payment.scheduled.failed",
+                 *       "data": {
+                 *         "scheduleId": "7b1e4c2a-9d3f-4a8e-b6c5-0f2d1e3a4b5c",
+                 *         "occurrenceDate": "2026-12-05",
+                 *         "dueAt": "2026-12-05T09:00:00.000Z",
+                 *         "startedAt": "2026-12-05T09:00:00.412Z",
+                 *         "late": false,
+                 *         "attempts": 4,
+                 *         "kind": "PIX_KEY",
+                 *         "amountCents": "15000",
+                 *         "occurredAt": "2026-12-05T09:00:00.731Z",
+                 *         "reason": "INSUFFICIENT_BALANCE"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PaymentScheduledFailedEvent"];
             };
         };
         responses: {
