@@ -1,0 +1,75 @@
+/**
+ * One tree's side of an A/B run (bench/ab/run.sh): its setup (bench/tev.ts's TEV tenant, and a PIN-exempt Pix tenant of
+ * 16 funded payers with client tokens), then a load at each of its time slots, alternating with the other tree's.
+ * Imports the bench library of the tree it measures (TREE), so each side runs its own version against its platform.
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+const TREE = process.env.TREE!;
+/** `a` (the current tree) or `b` (the baseline): the slot of each round is `2 × round + OFFSET`. */
+const NAME = process.env.NAME!;
+const OFFSET = Number(process.env.OFFSET);
+const ROUNDS = Number(process.env.ROUNDS ?? 4);
+const OUT = process.env.OUT!;
+const SLOT_MS = 12_000;
+const LOAD_SECONDS = 9;
+
+const lib = await import(`${TREE}/bench/lib/platform.ts`);
+const { closeHttp, request } = await import(`${TREE}/bench/lib/http.ts`);
+const tl = await import(`${TREE}/bench/lib/tev-load.ts`);
+const { Latencies } = await import(`${TREE}/bench/lib/stats.ts`);
+const pool = lib.openPool();
+const tev = await tl.setUpTev(pool, 50);
+// Pix payers (PIN-exempt tenant, client tokens).
+const { tenantId } = await lib.admin('tenant:create', '--name', `bench-ab ${NAME}`, '--pin-exempt');
+const holders = await lib.registerHolders(pool, tenantId, 16, 'Pagador AB');
+await lib.fundAccounts(tenantId, holders.map((h: any) => h.account), () => 100_000_000n);
+const { key } = await lib.admin('tenant-key:create', '--tenant', tenantId);
+const tokens = await lib.mapLimit(holders, 4, (h: any) => lib.clientToken(tenantId, key, h.holder.document));
+const payers = holders.map((h: any, i: number) => ({ accountId: h.account.id, token: tokens[i] }));
+writeFileSync(`${OUT}/${NAME}.ready`, '');
+while (!existsSync(`${OUT}/start`)) await sleep(200);
+const t0 = Number(readFileSync(`${OUT}/start`, 'utf8'));
+const results: any[] = [];
+/** 32 clients paying R$ 0.01 to random EVP keys back to back for `seconds`: accepted (201 or 202) per second. */
+async function pix(seconds: number) {
+  const latencies = new Latencies();
+  let accepted = 0;
+  let refused = 0;
+  const start = performance.now();
+  const deadline = start + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: 32 }, async (_, i) => {
+      const payer = payers[i % payers.length];
+      while (performance.now() < deadline) {
+        const sent = performance.now();
+        const { status } = await request('POST', `${lib.holderUrl}/pix/payment`, {
+          body: { accountId: payer.accountId, pixKey: randomUUID(), pixKeyType: 'EVP', amount: 0.01 },
+          headers: { 'x-tenant-id': tenantId, authorization: `Bearer ${payer.token}`, 'idempotency-key': randomUUID() },
+        });
+        latencies.add(performance.now() - sent);
+        if (status === 201 || status === 202) accepted++;
+        else refused++;
+      }
+    }),
+  );
+  const { p50, p99 } = latencies.summary();
+  return { rate: accepted / ((performance.now() - start) / 1000), p50, p99, refused };
+}
+// Slots: TEV rounds first (2 slots a round), then Pix rounds.
+for (let round = 0; round < 2 * ROUNDS; round++) {
+  const slot = t0 + (2 * round + OFFSET) * SLOT_MS;
+  await sleep(Math.max(0, slot - Date.now()));
+  if (round < ROUNDS) {
+    const r = await tl.runLoad(`${NAME} tev ${round}`, 32, LOAD_SECONDS, (d: number, res: any) => tl.httpClient(tev, tl.HOT_SHARE, d, res));
+    const rate = tl.printLoad(r, 200, 'done'); const s = r.all.summary();
+    results.push({ kind: 'tev', round, rate, p50: s.p50, p99: s.p99 });
+  } else {
+    results.push({ kind: 'pix', round, ...(await pix(LOAD_SECONDS)) });
+  }
+  console.log(JSON.stringify(results.at(-1)));
+}
+writeFileSync(`${OUT}/${NAME}.json`, JSON.stringify(results));
+await pool.end(); closeHttp();
