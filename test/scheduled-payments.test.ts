@@ -346,6 +346,13 @@ describe('the integration API, for the accounts of its key', () => {
     const reused = await http('POST', v1, { body: { ...body, amountCents: '2501' }, headers: auth(idem) });
     expect([reused.status, reused.body.code]).toEqual([409, 'IDEMPOTENCY_KEY_REUSED']);
     expect((await http('POST', v1, { body, headers: auth() })).status).toBe(400);
+    // Refused as on the holder API, nothing recorded: a past date, cents that are not whole, control characters.
+    const rows = await scheduleRows(payer.account.id);
+    for (const bad of [{ date: addDays(inSaoPaulo(0).date, -1) }, { amountCents: '25.00' }, { amountCents: 25.5 }, { description: 'x\u001by' }]) {
+      const res = await http('POST', v1, { body: { ...body, ...bad }, headers: auth(randomUUID()) });
+      expect([res.status, res.body.code]).toEqual([400, 'VALIDATION_ERROR']);
+    }
+    expect(await scheduleRows(payer.account.id)).toBe(rows);
 
     const listed = await http('GET', v1, { headers: auth() });
     expect(listed.body.scheduledPayments.map((s: any) => s.id)).toContain(created.body.id);
