@@ -152,12 +152,20 @@ export async function callPostingFunction<R>(em: EntityManager, fn: string, colu
 
 /**
  * One call of a batch posting function; `columns` must include `ord`, the position of the row's request. The rows come
- * back in request order (by number: as text, 10 would come before 2). Fails if a request got no answer.
+ * back in request order (by number: as text, 10 would come before 2). Fails if a request got no answer. Like
+ * `callPostingFunction`, a named prepared statement outside a transaction (the request path's queues), the
+ * transaction's connection inside one (a batch payout's items, paid with their own records).
  */
 export async function callPostingBatch<R>(em: EntityManager, fn: string, columns: string, casts: readonly string[], params: unknown[], requests: number): Promise<R[]> {
-  const pool = await em.getConnection().getNativeClient();
-  const text = `select ${columns} from ${fn}(${casts.map((cast, i) => `$${i + 1}${cast}`).join(', ')})`;
-  const { rows } = await pool.query<R & { ord: string }>({ name: fn, text, values: params });
+  const ctx = em.getTransactionContext();
+  let rows: (R & { ord: string })[];
+  if (ctx) {
+    rows = await em.getConnection().execute<(R & { ord: string })[]>(`select ${columns} from ${fn}(${casts.map((cast) => `?${cast}`).join(', ')})`, params, 'all', ctx);
+  } else {
+    const pool = await em.getConnection().getNativeClient();
+    const text = `select ${columns} from ${fn}(${casts.map((cast, i) => `$${i + 1}${cast}`).join(', ')})`;
+    rows = (await pool.query<R & { ord: string }>({ name: fn, text, values: params })).rows;
+  }
   if (rows.length !== requests) throw new Error(`${fn} answered ${rows.length} of ${requests} requests`);
   return rows.sort((a, b) => Number(a.ord) - Number(b.ord));
 }

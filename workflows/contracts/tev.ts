@@ -4,7 +4,8 @@
  */
 import type { WorkflowStart } from '../../src/temporal/workflow-start.ts';
 
-export type TevOrigin = 'HOLDER_API' | 'INTEGRATION_API' | 'APPROVAL';
+/** BATCH: an item of a batch payout, authorized (and approved, under dual approval) with its batch as a whole. */
+export type TevOrigin = 'HOLDER_API' | 'INTEGRATION_API' | 'APPROVAL' | 'BATCH';
 
 /** One transfer as its caller asked for it: enough to settle it from nothing, idempotently by `tevId`. */
 export interface TevSubmission {

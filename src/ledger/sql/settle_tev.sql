@@ -87,7 +87,8 @@ begin
     destination_id := v_dst.id;
     code := case
       when v_dst.id = v_src.id then 'SAME_ACCOUNT'
-      when p_mode in ('SUBMIT', 'DEFER') and v_src.approver_holder_id is not null then 'APPROVAL_REQUIRED'
+      -- A batch's item was held for the approver with its batch, as a whole, when it was received.
+      when p_mode in ('SUBMIT', 'DEFER') and p_origin <> 'BATCH' and v_src.approver_holder_id is not null then 'APPROVAL_REQUIRED'
     end;
   end if;
 
@@ -106,7 +107,7 @@ begin
     when p_mode = 'FAIL' then p_fail_reason
     -- A transfer resolved after its outcome was unknown never skips the account's dual approval: it fails, and
     -- the client sends it again to be held.
-    when p_origin <> 'APPROVAL' and v_src.approver_holder_id is not null then 'APPROVAL_REQUIRED'
+    when p_origin not in ('APPROVAL', 'BATCH') and v_src.approver_holder_id is not null then 'APPROVAL_REQUIRED'
     when not v_src.may_move then 'SOURCE_NOT_ACTIVE'
     when not v_dst.may_move then 'DESTINATION_NOT_ACTIVE'
     when p_amount > p_max_amount then 'AMOUNT_ABOVE_LIMIT'

@@ -24,6 +24,7 @@ import { Migration20261124001000_transaction_limits } from './Migration202611240
 import { Migration20261124001100_trusted_contacts } from './Migration20261124001100_trusted_contacts.ts';
 import { Migration20261124001150_payout_movement_checked_at_commit } from './Migration20261124001150_payout_movement_checked_at_commit.ts';
 import { Migration20261124001200_scheduled_payments } from './Migration20261124001200_scheduled_payments.ts';
+import { Migration20261124001300_payment_batches } from './Migration20261124001300_payment_batches.ts';
 
 /** Every schema change, in order. New migrations are appended here. */
 export const migrations = [
@@ -53,4 +54,5 @@ export const migrations = [
   Migration20261124001100_trusted_contacts,
   Migration20261124001150_payout_movement_checked_at_commit,
   Migration20261124001200_scheduled_payments,
+  Migration20261124001300_payment_batches,
 ];
