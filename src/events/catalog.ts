@@ -22,9 +22,10 @@ export const EVENT_TYPES = [
   'tev.in.received',
   'tev.out.succeeded',
   'tev.out.failed',
-  // Beyond section 6, opt-in at registration: the occurrences of scheduled payments.
+  // Beyond section 6, opt-in at registration: the occurrences of scheduled payments, and a batch payout's end.
   'payment.scheduled.executed',
   'payment.scheduled.failed',
+  'payment.batch.finished',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -154,6 +155,30 @@ const scheduledFailed = z.object({
   reason: z.string().openapi({ description: "The refusal's code (INSUFFICIENT_BALANCE after the retries, LIMIT_EXCEEDED, …)", example: 'INSUFFICIENT_BALANCE' }),
 });
 
+/** A batch payout's items by state: at the end none is PENDING or PROCESSING. */
+export const batchCounts = z
+  .object({
+    total: z.number().int().openapi({ example: 3 }),
+    invalid: z.number().int().openapi({ description: 'Refused by the validation: never paid', example: 1 }),
+    pending: z.number().int().openapi({ example: 0 }),
+    processing: z.number().int().openapi({ description: 'Pix debited, waiting for the provider', example: 0 }),
+    paid: z.number().int().openapi({ example: 2 }),
+    failed: z.number().int().openapi({ description: 'Refused when paid (INSUFFICIENT_BALANCE, LIMIT_EXCEEDED, …), or a Pix failed or cancelled at the provider', example: 0 }),
+    cancelled: z.number().int().openapi({ description: 'Not paid: the batch was cancelled, rejected or refused first', example: 0 }),
+  })
+  .openapi('PaymentBatchCounts');
+
+const paymentBatchFinished = z.object({
+  batchId: cuid('b8k2m5q1w7x4z0v3c6n9r2t4'),
+  status: z.enum(['FINISHED', 'CANCELLED', 'REJECTED', 'REFUSED']).openapi({
+    description: 'FINISHED: every valid item was paid or failed (or cancelled mid-batch); CANCELLED before it started; REJECTED: its approval was rejected, expired or cancelled; REFUSED: its total with fees was not available when it started',
+  }),
+  reason: z.string().nullable().openapi({ description: 'Why a batch ended without paying: APPROVAL_REJECTED, APPROVAL_EXPIRED, DUAL_APPROVAL_DISABLED, INSUFFICIENT_BALANCE, CANCELLED', example: null }),
+  counts: batchCounts,
+  paidCents: cents('250000').openapi({ description: 'What the paid items sent, fees not included' }),
+  occurredAt: utcDateTime(),
+});
+
 /** The `data` of each event type. */
 export const EVENT_DATA = {
   'pix.in.received': pixInReceived,
@@ -169,6 +194,7 @@ export const EVENT_DATA = {
   'tev.out.failed': tevFailed,
   'payment.scheduled.executed': scheduledExecuted,
   'payment.scheduled.failed': scheduledFailed,
+  'payment.batch.finished': paymentBatchFinished,
 } satisfies Record<EventType, z.ZodObject>;
 
 export type EventData<T extends EventType> = z.infer<(typeof EVENT_DATA)[T]>;

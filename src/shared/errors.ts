@@ -148,6 +148,13 @@ export const REFUSALS = {
   // Scheduled payments
   SCHEDULE_NOT_ACTIVE: { message: 'This schedule has no occurrence left to run: it was cancelled, or every occurrence ran' },
   OCCURRENCE_NOT_CANCELLABLE: { message: ({ status }: { status: string }) => `Only an occurrence still to run can be cancelled; this one is ${status}` },
+  // Batch payouts
+  BATCH_NOT_COVERED: {
+    code: 'INSUFFICIENT_BALANCE',
+    message: ({ totalCents, feeCents, balanceCents }: { totalCents: bigint; feeCents: bigint; balanceCents: bigint }) =>
+      `The balance of ${balanceCents} cents does not cover the batch: ${totalCents} cents and ${feeCents} cents of fees; nothing was paid`,
+  },
+  BATCH_FINISHED: { message: ({ status }: { status: string }) => `This batch is ${status}: nothing of it is left to cancel` },
   // Webhooks
   WEBHOOK_URL_NOT_ALLOWED: { message: 'The URL must resolve to public addresses only (no loopback, private, link-local or metadata hosts)' },
   WEBHOOK_DISABLED: { message: 'The endpoint is deleted; register it again to receive events' },

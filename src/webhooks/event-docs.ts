@@ -123,6 +123,17 @@ const EVENTS: { [T in EventType]: { summary: string; example: EventData<T> } } =
     summary: "A scheduled payment's occurrence was refused (after its retries, for insufficient balance); the schedule goes on",
     example: { ...scheduledExample, attempts: 4, reason: 'INSUFFICIENT_BALANCE' },
   },
+  'payment.batch.finished': {
+    summary: 'A batch payout ended: every item paid, failed, invalid or cancelled (opt-in: list it at registration)',
+    example: {
+      batchId: 'b8k2m5q1w7x4z0v3c6n9r2t4',
+      status: 'FINISHED',
+      reason: null,
+      counts: { total: 3, invalid: 1, pending: 0, processing: 0, paid: 2, failed: 0, cancelled: 0 },
+      paidCents: '250000',
+      occurredAt: at,
+    },
+  },
 };
 
 /** Pascal case of an event type, for component names: `pix.in.received` → `PixInReceived`. */
