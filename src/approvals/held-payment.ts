@@ -3,5 +3,5 @@
  * payments (`payments/held-payment.ts`) writes the rest and reads it back.
  */
 export interface ApprovalPayment {
-  kind: 'TEV' | 'PIX';
+  kind: 'TEV' | 'PIX' | 'BATCH';
 }

@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Account } from '../accounts/entities.ts';
+import type { Config } from '../config.ts';
 import type { HolderAuth } from '../identity/authenticator.ts';
 import { checkPin } from '../identity/pin.ts';
 import type { PlatformContext, ServiceContext } from '../platform-context.ts';
@@ -10,11 +11,12 @@ import { newUuid } from '../shared/ids.ts';
 import { assertSameRequest, requestHash } from '../shared/idempotency.ts';
 import { decodeCursor, pageOf } from '../shared/pagination.ts';
 import { dispatchHandOff } from '../handoff/dispatch.ts';
-import { insertHandOff } from '../handoff/store.ts';
+import { insertHandOff, type HandOff } from '../handoff/store.ts';
 import { executeUpdateWithStart, isAlreadyStarted } from '../temporal/workflow-start.ts';
-import { NOT_APPROVER, approvalStart, decide, type ApprovalStatus } from '../../workflows/contracts/approval.ts';
+import { NOT_APPROVER, approvalCancelledWake, approvalStart, decide, type ApprovalStatus } from '../../workflows/contracts/approval.ts';
 import type { ApprovalPayment } from './held-payment.ts';
 import {
+  cancelPendingApproval,
   closeApprovalRequest,
   findApproval,
   findApprovalByKey,
@@ -25,6 +27,7 @@ import {
   lockApproverOf,
   markApproved,
   markRejected,
+  type ApprovalRequest,
 } from './store.ts';
 
 /** How long an approver waits for the held payment to run (within the request deadline). */
@@ -52,33 +55,53 @@ export interface PaymentToHold {
  * is at commit (its row locked meanwhile); if dual approval was turned off since the caller's check, the request is
  * recorded CANCELLED, as if it had been pending then, and the requester sends the payment again.
  */
-export async function holdForApproval({ orm, temporal, config }: ServiceContext, { tenantId, source, requesterHolderId, idempotencyKey, payment }: PaymentToHold): Promise<Held> {
-  const hash = requestHash(payment);
-  const expiresAt = new Date(Date.now() + config.APPROVAL_TTL_MS);
-  const { request, handOff } = await orm.em.fork().transactional(async (em) => {
-    const id = newUuid();
-    const approverHolderId = await lockApproverOf(em, source.id);
-    const created = await insertApprovalRequest(em, {
-      id,
-      tenantId,
-      accountId: source.id,
-      requesterHolderId,
-      approverHolderId: approverHolderId ?? source.approverHolderId!,
-      payment,
-      idempotencyKey,
-      requestHash: hash,
-      expiresAt,
-      cancelled: approverHolderId === null,
-    });
-    if (!created) return { request: (await findApprovalByKey(em, source.id, idempotencyKey))!, handOff: null };
-    if (approverHolderId === null) return { request: (await findApproval(em, id))!, handOff: null };
-    const start = approvalStart({ requestId: id, tenantId, accountId: source.id, expiresAt: expiresAt.toISOString() });
-    return { request: (await findApproval(em, id))!, handOff: await insertHandOff(em, config.TEMPORAL_TASK_QUEUE, start) };
-  });
-  assertSameRequest(request.requestHash, hash);
+export async function holdForApproval({ orm, temporal, config }: ServiceContext, toHold: PaymentToHold): Promise<Held> {
+  const { request, handOff } = await orm.em.fork().transactional((em) => recordHold(em, config, toHold));
+  assertSameRequest(request.requestHash, requestHash(toHold.payment));
   if (handOff) await dispatchHandOff(temporal.client, orm.em.fork(), handOff);
   return { approvalRequestId: request.id, status: request.status, expiresAt: request.expiresAt };
 }
+
+/**
+ * `holdForApproval`'s records, in the caller's transaction (a batch payout holds itself with the batch): the request,
+ * or the one already under this Idempotency-Key, and its workflow's hand-off, which the caller carries out after its
+ * commit. The caller compares the request's hash with its own.
+ */
+export async function recordHold(
+  em: EntityManager,
+  config: Pick<Config, 'APPROVAL_TTL_MS' | 'TEMPORAL_TASK_QUEUE'>,
+  { tenantId, source, requesterHolderId, idempotencyKey, payment }: PaymentToHold,
+): Promise<{ request: ApprovalRequest; handOff: HandOff | null }> {
+  const expiresAt = new Date(Date.now() + config.APPROVAL_TTL_MS);
+  const id = newUuid();
+  const approverHolderId = await lockApproverOf(em, source.id);
+  const created = await insertApprovalRequest(em, {
+    id,
+    tenantId,
+    accountId: source.id,
+    requesterHolderId,
+    approverHolderId: approverHolderId ?? source.approverHolderId!,
+    payment,
+    idempotencyKey,
+    requestHash: requestHash(payment),
+    expiresAt,
+    cancelled: approverHolderId === null,
+  });
+  if (!created) return { request: (await findApprovalByKey(em, source.id, idempotencyKey))!, handOff: null };
+  if (approverHolderId === null) return { request: (await findApproval(em, id))!, handOff: null };
+  const start = approvalStart({ requestId: id, tenantId, accountId: source.id, expiresAt: expiresAt.toISOString() });
+  return { request: (await findApproval(em, id))!, handOff: await insertHandOff(em, config.TEMPORAL_TASK_QUEUE, start) };
+}
+
+/**
+ * The requester withdraws a held payment (a batch cancelled while it waited): its request is cancelled with `reason`
+ * if still pending, and its run's wake recorded, in the caller's transaction; null when it was no longer pending.
+ */
+export async function withdrawApproval(em: EntityManager, taskQueue: string, requestId: string, reason: string): Promise<HandOff | null> {
+  const cancelled = await cancelPendingApproval(em, requestId, reason);
+  return cancelled ? insertHandOff(em, taskQueue, approvalCancelledWake(cancelled)) : null;
+}
+
 holdForApproval.raises = refusals(assertSameRequest);
 
 /** A request the holder may see: its requester or its (current) approver, in its tenant. */

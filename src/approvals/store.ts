@@ -10,7 +10,7 @@ export interface ApprovalRequest {
   accountId: string;
   requesterHolderId: string;
   approverHolderId: string;
-  kind: 'TEV' | 'PIX';
+  kind: ApprovalPayment['kind'];
   payment: ApprovalPayment;
   requestHash: string;
   status: ApprovalStatus;
@@ -33,7 +33,7 @@ interface ApprovalRequestRow {
   account_id: string;
   requester_holder_id: string;
   approver_holder_id: string;
-  kind: 'TEV' | 'PIX';
+  kind: ApprovalPayment['kind'];
   payload: ApprovalPayment;
   request_hash: string;
   status: ApprovalStatus;
@@ -184,7 +184,7 @@ async function lockForDecision(em: EntityManager, id: string, decidedBy: string 
   const { status, approver_holder_id: approver } = row!;
   if (status !== 'PENDING') return status;
   if (!accountApprover) {
-    await cancelPendingApprovals(em, 'r.id = ?', [id]);
+    await cancelPendingApprovals(em, DUAL_APPROVAL_DISABLED, 'r.id = ?', [id]);
     return 'CANCELLED';
   }
   if (approver !== accountApprover || (decidedBy !== null && decidedBy !== approver)) return NOT_APPROVER;
@@ -221,19 +221,26 @@ export interface CancelledRequest {
   expiresAt: string;
 }
 
-/** Cancels the pending requests `where` selects (over `approval_request r`). */
-async function cancelPendingApprovals(em: EntityManager, where: string, params: unknown[]): Promise<CancelledRequest[]> {
+/** Why a request was cancelled: the batch it held was cancelled by its requester while it waited. */
+export const BATCH_CANCELLED = 'BATCH_CANCELLED';
+
+/** Cancels, for `reason`, the pending requests `where` selects (over `approval_request r`). */
+async function cancelPendingApprovals(em: EntityManager, reason: string, where: string, params: unknown[]): Promise<CancelledRequest[]> {
   const rows = await em.execute<{ id: string; tenant_id: string; account_id: string; expires_at: string }[]>(
     `update approval_request r set status = 'CANCELLED', reason = ?, decided_at = now()
       where r.status = 'PENDING' and ${where}
       returning r.id, r.tenant_id, r.account_id, ${isoUtc('r.expires_at')} as expires_at`,
-    [DUAL_APPROVAL_DISABLED, ...params],
+    [reason, ...params],
   );
   return rows.map((row) => ({ requestId: row.id, tenantId: row.tenant_id, accountId: row.account_id, expiresAt: row.expires_at }));
 }
 
 /** The account's dual approval is turned off: its pending requests are cancelled (in the same transaction). */
-export const cancelPendingApprovalsOf = (em: EntityManager, accountId: string) => cancelPendingApprovals(em, 'r.account_id = ?', [accountId]);
+export const cancelPendingApprovalsOf = (em: EntityManager, accountId: string) => cancelPendingApprovals(em, DUAL_APPROVAL_DISABLED, 'r.account_id = ?', [accountId]);
+
+/** The request's payment is withdrawn (a batch cancelled while it waited): cancelled if still pending. */
+export const cancelPendingApproval = async (em: EntityManager, requestId: string, reason: string): Promise<CancelledRequest | null> =>
+  (await cancelPendingApprovals(em, reason, 'r.id = ?', [requestId]))[0] ?? null;
 
 /**
  * The account's approver is replaced: its pending requests move to the new one (in the same transaction), and each
