@@ -90,7 +90,9 @@ export function createPspApp(ctx: PspContext, options: { apiKey: string; logger:
       const type = parse(z.enum(PIX_KEY_TYPES), req.params.type);
       const check = validatePixKey(type, String(req.params.key));
       if (!check.ok) throw new PspError(400, 'VALIDATION_ERROR', `Not a valid ${type} key: ${check.reason}`);
-      return { status: 200, body: dictEntry(type, check.key) };
+      const entry = dictEntry(type, check.key);
+      if (!entry) throw new PspError(404, 'KEY_NOT_FOUND', `No account answers for the ${type} key ${check.key}`);
+      return { status: 200, body: entry };
     }),
   );
 

@@ -73,8 +73,18 @@ export interface DictEntry {
   owner: { type: 'NATURAL_PERSON' | 'LEGAL_PERSON'; taxIdNumber: string; name: string };
 }
 
-/** Every valid key has an owner here: a CPF or CNPJ key is its owner's document, any other key gets a made-up CPF. */
-export function dictEntry(keyType: PixKeyType, key: string): DictEntry {
+/**
+ * The keys no one holds in the sandbox directory, so that a payment or a batch can meet an unknown key on purpose: the
+ * EVP keys whose first group is `00000000` (a random EVP key starts so once in four billion).
+ */
+export const isUnregisteredKey = (keyType: PixKeyType, key: string): boolean => keyType === 'EVP' && key.startsWith('00000000-');
+
+/**
+ * Every other valid key has an owner here: a CPF or CNPJ key is its owner's document, any other key gets a made-up
+ * CPF. Null for an unregistered key.
+ */
+export function dictEntry(keyType: PixKeyType, key: string): DictEntry | null {
+  if (isUnregisteredKey(keyType, key)) return null;
   const document = keyType === 'CPF' || keyType === 'CNPJ' ? key : cpfFor(key);
   return {
     key,
