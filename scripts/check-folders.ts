@@ -24,7 +24,7 @@ export const FLOORS: readonly (readonly string[])[] = [
   ['identity/', 'webhooks/'],
   ['transfers/', 'approvals/', 'limits/'],
   ['pix/'],
-  ['contacts/'],
+  ['contacts/', 'batches/'],
   ['payments/', 'statements/', 'sandbox/'],
   ['schedules/'], // pays through payments/
   // What puts the modules together: the entity list and openDatabase; the operator CLI, which opens it, and the api's

@@ -86,6 +86,8 @@ const schema = z
     SANDBOX: flag.default(false),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     JSON_BODY_LIMIT: z.string().regex(/^\d+(b|kb|mb)$/i, 'must look like 100kb').default('100kb'),
+    /** The body of a batch payout (`POST /v1/pix-accounts/:accountId/batches`): up to 5,000 items. */
+    BATCH_JSON_BODY_LIMIT: z.string().regex(/^\d+(b|kb|mb)$/i, 'must look like 4mb').default('4mb'),
     /** Bundled workflow code (tests and images build it once instead of at every worker start). */
     WORKFLOW_BUNDLE_PATH: z.string().min(1).optional(),
     /** Seconds a holder JWT lives; the interface fixes 1 h and 24 h, tests shorten them. */
@@ -119,6 +121,12 @@ const schema = z
     /** Pix debits in flight at once per api process, and the most one statement debits together (as the TEV's). */
     PIX_BATCH_LANES: z.coerce.number().int().min(1).max(32).default(4),
     PIX_BATCH_MAX: z.coerce.number().int().min(1).max(256).default(16),
+    /**
+     * Batch payouts: the items one step of a batch's workflow pays in one transaction (per kind), and the most of its
+     * Pix debited and not yet final at once: what one batch may take of the database and of Temporal beside the rest.
+     */
+    BATCH_CHUNK_SIZE: z.coerce.number().int().min(1).max(500).default(100),
+    BATCH_PIX_IN_FLIGHT: z.coerce.number().int().min(1).max(5000).default(200),
     PIX_NOTIFICATION_WAIT_MS: positiveMs.default(15_000),
     PIX_QUERY_MAX_WAIT_MS: positiveMs.default(600_000),
     /** The sandbox PSP settles a payout this long after submission (and refunds as long after that). */

@@ -8,3 +8,4 @@ export { pixPayoutWorkflow } from './pix-payout.ts';
 export { pixChargeRefundWorkflow, pixChargeWorkflow } from './pix-charge.ts';
 export { delayedEffectWorkflow } from './delayed-effect.ts';
 export { scheduledPaymentWorkflow } from './scheduled-payment.ts';
+export { paymentBatchWorkflow } from './payment-batch.ts';

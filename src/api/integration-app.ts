@@ -1,4 +1,5 @@
 import { Router, type Express } from 'express';
+import { registerBatchRoutes } from '../batches/routes.ts';
 import { registerFeeRoutes } from '../fees/routes.ts';
 import { registerPixChargeRoutes } from '../pix/charge-routes.ts';
 import { registerPixProviderNotificationRoutes } from '../pix/provider-notification-routes.ts';
@@ -28,12 +29,14 @@ export function createIntegrationApp(platform: PlatformContext & PaymentContext)
   registerWebhookDeliveryRoutes(router, registry, platform, auth);
   registerPixChargeRoutes(router, registry, platform, auth);
   registerIntegrationScheduleRoutes(router, registry, platform, auth);
+  registerBatchRoutes(router, registry, platform, auth);
   registerPixProviderNotificationRoutes(router, registry, platform);
   documentWebhookEvents(registry);
   return createHttpApp({
     name: 'Integration API',
     logger: platform.logger.child({ app: 'integration' }),
     bodyLimit: platform.config.JSON_BODY_LIMIT,
+    largeBodies: [{ method: 'POST', path: /^\/v1\/pix-accounts\/[^/]+\/batches$/, limit: platform.config.BATCH_JSON_BODY_LIMIT }],
     requestDeadlineMs: platform.config.REQUEST_DEADLINE_MS,
     trustProxy: platform.config.TRUST_PROXY,
     health: dependencyChecks(platform),
@@ -42,7 +45,7 @@ export function createIntegrationApp(platform: PlatformContext & PaymentContext)
     registry,
     document: {
       title: 'Banking platform: integration API',
-      description: 'Single-step internal transfers, transfer queries, fees, Pix charges, scheduled payments and webhook endpoints for integrators.',
+      description: 'Single-step internal transfers, batch payouts, transfer queries, fees, Pix charges, scheduled payments and webhook endpoints for integrators.',
       serverUrl: platform.config.publicApiUrl,
     },
   });

@@ -22,6 +22,8 @@ export interface HttpAppOptions {
   logger: Logger;
   trustProxy: string;
   bodyLimit: string;
+  /** Routes whose bodies may be larger (a batch payout's items), by method and path. */
+  largeBodies?: { method: string; path: RegExp; limit: string }[];
   /** A request not answered by then gets 503 UNAVAILABLE (a dependency, usually the database, does not answer). */
   requestDeadlineMs: number;
   health: HealthCheck[];
@@ -107,17 +109,19 @@ export function createHttpApp(options: HttpAppOptions): Express {
       },
     }),
   );
-  app.use(
+  const json = (limit: string) =>
     express.json({
-      limit: options.bodyLimit,
+      limit,
       strict: true,
       type: ['application/json', 'application/*+json'],
       // Kept for the routes that verify a signature over the exact bytes received (the Pix provider's notifications).
       verify: (req, _res, raw) => {
         (req as { rawBody?: Buffer }).rawBody = raw;
       },
-    }),
-  );
+    });
+  const parsers = (options.largeBodies ?? []).map((large) => ({ ...large, parse: json(large.limit) }));
+  const parse = json(options.bodyLimit);
+  app.use((req, res, next) => (parsers.find((p) => p.method === req.method && p.path.test(req.path))?.parse ?? parse)(req, res, next));
   app.use((_req, res, next) => {
     const timer = setTimeout(() => {
       if (res.headersSent) return;

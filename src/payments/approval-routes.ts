@@ -20,19 +20,25 @@ export const ApprovalRequest = z
   .object({
     approvalRequestId: approvalRequestId(),
     status: z.enum(STATUSES),
-    kind: z.enum(['TEV', 'PIX']),
+    kind: z.enum(['TEV', 'PIX', 'BATCH']),
     accountId: uuid('8c5e2f1a-7b3d-4c9e-a2f6-1d0b9e8c7a65'),
     amountCents: cents(),
     destination: z.union([
       z.object({ branch: branch(), account: accountNumber() }).openapi('TevDestination'),
       z.object({ pixKey: z.string(), pixKeyType: z.enum(PIX_KEY_TYPES), name: z.string() }).openapi('PixDestination'),
+      z
+        .object({ batchId: cuid('b8k2m5q1w7x4z0v3c6n9r2t4'), itemCount: z.number().int().openapi({ description: 'Its valid items: one approval covers them all', example: 120 }) })
+        .openapi('BatchDestination'),
     ]),
     description: z.string().nullable(),
     externalRef: z.string().nullable(),
     cancelReason: z
       .string()
       .nullable()
-      .openapi({ description: "Why a CANCELLED request was cancelled: DUAL_APPROVAL_DISABLED, the account's dual approval was turned off while it waited (send the payment again)" }),
+      .openapi({
+        description:
+          "Why a CANCELLED request was cancelled: DUAL_APPROVAL_DISABLED, the account's dual approval was turned off while it waited (send the payment again); BATCH_CANCELLED, its batch was cancelled by the integrator",
+      }),
     createdAt: utcDateTime(),
     expiresAt: utcDateTime('2026-11-23T13:45:07.123Z'),
     decidedAt: utcDateTime().nullable(),
@@ -40,11 +46,12 @@ export const ApprovalRequest = z
       .object({
         tevId: cuid().optional(),
         payoutId: cuid().optional(),
+        batchId: cuid().optional(),
         status: z.enum(['DONE', 'PROCESSING', 'FAILED']),
         reason: z.string().nullable().openapi({ description: 'Why the payment was refused, e.g. INSUFFICIENT_BALANCE' }),
       })
       .nullable()
-      .openapi({ description: 'The payment once it ran: a TEV (DONE or FAILED) or a Pix payout (PROCESSING, then read it as a payout; or FAILED)' }),
+      .openapi({ description: 'The payment once it ran: a TEV (DONE or FAILED), a Pix payout (PROCESSING, then read it as a payout; or FAILED), or a batch (PROCESSING: read it as a batch)' }),
   })
   .openapi('ApprovalRequest');
 

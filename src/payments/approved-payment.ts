@@ -8,7 +8,9 @@ import { tevIdFor } from '../transfers/service.ts';
 import { settleTev } from '../transfers/settlement.ts';
 import type { PixPayoutInput } from '../../workflows/contracts/pix-payout.ts';
 import { NOT_APPROVER } from '../../workflows/contracts/approval.ts';
-import { approveRequest } from '../approvals/service.ts';
+import { approveRequest, rejectApproval } from '../approvals/service.ts';
+import { findApproval } from '../approvals/store.ts';
+import { releaseApprovedBatch, wakeBatch, type ExecutionConfig as BatchExecutionConfig } from '../batches/execution.ts';
 import { heldPaymentOf } from './held-payment.ts';
 
 /** What approving did: the payment ran (EXECUTED) or was refused (FAILED); a debited payout still has to settle. */
@@ -22,7 +24,7 @@ export interface Executed {
 /** Approving ran nothing: the decider is not the approver (the request waits on), or the request was cancelled. */
 export type NotExecuted = { status: typeof NOT_APPROVER } | { status: 'CANCELLED' };
 
-type ExecutionConfig = Pick<Config, 'KEY_PEPPER' | 'TEV_MAX_AMOUNT_CENTS' | 'PIX_NOTIFICATION_WAIT_MS' | 'PIX_QUERY_MAX_WAIT_MS'>;
+type ExecutionConfig = Pick<Config, 'KEY_PEPPER' | 'TEV_MAX_AMOUNT_CENTS' | 'PIX_NOTIFICATION_WAIT_MS' | 'PIX_QUERY_MAX_WAIT_MS'> & BatchExecutionConfig;
 
 /**
  * Marks the request APPROVED and runs its payment, in one transaction and idempotently (the payment's key comes from
@@ -35,6 +37,11 @@ export async function approveAndExecute(em: EntityManager, config: ExecutionConf
     const request = await approveRequest(tx, requestId, decidedBy);
     if (typeof request === 'string') return { status: request };
     const payment = heldPaymentOf(request);
+    if (payment.kind === 'BATCH') {
+      // The batch's items are paid by its own run, woken here: one approval covers them all.
+      const released = await releaseApprovedBatch(tx, config, payment.batchId);
+      return { status: released ? 'EXECUTED' : 'FAILED', operationId: payment.batchId, reason: released ? null : 'BATCH_CANCELLED', payout: null };
+    }
     const idempotencyKey = `approval:${requestId}`;
     if (payment.kind === 'TEV') {
       const tevId = tevIdFor(config.KEY_PEPPER, request.accountId, idempotencyKey);
@@ -70,5 +77,19 @@ export async function approveAndExecute(em: EntityManager, config: ExecutionConf
       reason: opening.reason,
       payout: { payoutId: debit.payoutId, ...payoutTiming(config) },
     };
+  });
+}
+
+/**
+ * The approver rejects the request (the approval workflow's step): as `rejectApproval`, and a held batch's run is
+ * woken in the same transaction, to end the batch REJECTED at once rather than at the approval's deadline.
+ */
+export async function rejectHeldPayment(em: EntityManager, config: BatchExecutionConfig, requestId: string, decidedBy: string | null) {
+  return em.transactional(async (tx) => {
+    const outcome = await rejectApproval(tx, requestId, decidedBy);
+    const request = (await findApproval(tx, requestId))!;
+    const payment = heldPaymentOf(request);
+    if (outcome === 'REJECTED' && payment.kind === 'BATCH') await wakeBatch(tx, config, { id: payment.batchId, tenantId: request.tenantId, accountId: request.accountId });
+    return outcome;
   });
 }
