@@ -2,7 +2,7 @@
  * Every event the platform writes, against its one definition (src/events/catalog.ts). Each producer runs in process
  * on the run's database as the api and the workflows call it: the TypeScript ones (an incoming Pix, a payout's
  * settlement, a charge's payment, refund and expiry) and the SQL posting functions that write their own events
- * (`settle_tev` alone and in its batch, `reverse_pix_payout`, `refund_pix_payout`). Then every row the case's tenant
+ * (`settle_tev` alone and in its batch, `reverse_pix_payout`, `refund_pix_payout`), and a batch payout's steps. Then every row the case's tenant
  * has in event_outbox is parsed strictly with the definition of its type: a field the definition lacks, or one it
  * has that is missing, fails. The code's event types all have a definition, and each definition is written here.
  */
@@ -20,6 +20,9 @@ import { paymentContext, type PaymentContext } from '../../src/payments/context.
 import { runOccurrence } from '../../src/schedules/execution.ts';
 import { schedulePayment } from '../../src/schedules/service.ts';
 import { lazyTemporal } from '../../src/temporal/connection.ts';
+import { payNextChunk, startBatch } from '../../src/batches/execution.ts';
+import { recordBatch, recordCancellation } from '../../src/batches/service.ts';
+import type { BatchItemRequest } from '../../src/batches/validation.ts';
 import { createCharge, expireCharge } from '../../src/pix/charges.ts';
 import { payCharge, refundCharge } from '../../src/pix/charge-settlement.ts';
 import { pixEndToEndId } from '../../src/pix/end-to-end.ts';
@@ -222,6 +225,34 @@ describe('the events a case writes parse with their definitions', () => {
       await runOccurrence(payments, w.tenantId, schedule.id, due.date, policy);
     }
     expect((await expectEventsConform(w.tenantId)).slice(1)).toEqual(['tev.out.succeeded', 'tev.in.received', 'payment.scheduled.executed', 'tev.out.failed', 'payment.scheduled.failed']);
+  });
+
+  test('batch payouts: one paid to its end (a TEV and a Pix item), one cancelled before it started', async () => {
+    const w = await world();
+    const account = await db.em().findOneOrFail(Account, { id: w.payer.accountId });
+    const directory = { resolveKey: async () => ({ ispb: '87654321', name: 'Loja Recebedora', document: newCpf(), institution: 'Outro Banco', branch: '0002', account: '99887766', accountType: 'CACC' }) };
+    const batchConfig = {
+      ...config,
+      KEY_PEPPER: 'test-pepper',
+      APPROVAL_TTL_MS: 60_000,
+      TEMPORAL_TASK_QUEUE: taskQueue,
+      BATCH_CHUNK_SIZE: 100,
+      BATCH_PIX_IN_FLIGHT: 10,
+      PIX_NOTIFICATION_WAIT_MS: 15_000,
+      PIX_QUERY_MAX_WAIT_MS: 600_000,
+    };
+    const items: BatchItemRequest[] = [
+      { kind: 'TEV', externalRef: 'e-1', amountCents: 1_000n, description: null, branch: w.payee.agency, account: w.payee.number },
+      { kind: 'PIX', externalRef: 'e-2', amountCents: 500n, description: 'Fornecedor', pixKey: 'loja@example.com', pixKeyType: 'EMAIL' },
+    ];
+    const paid = await recordBatch(db.em(), batchConfig, directory, { account, idempotencyKey: randomUUID(), items });
+    expect(await startBatch(db.em(), paid.batchId)).toEqual({ kind: 'PAY' });
+    expect(await payNextChunk(db.em(), batchConfig, paid.batchId, 100, 10)).toEqual({ paid: 2, pending: 0, processing: 1, finished: null });
+    await settlePayout(db.em(), paid.items[1]!.payoutId!, posted());
+    expect((await payNextChunk(db.em(), batchConfig, paid.batchId, 100, 10)).finished).toBe('FINISHED');
+    const cancelled = await recordBatch(db.em(), batchConfig, directory, { account, idempotencyKey: randomUUID(), items });
+    await recordCancellation(db.em(), batchConfig, account, cancelled.batchId);
+    expect((await expectEventsConform(w.tenantId)).slice(1)).toEqual(['tev.out.succeeded', 'tev.in.received', 'pix.payout.succeeded', 'payment.batch.finished', 'payment.batch.finished']);
   });
 
   test('every definition was written by a case above', () => {

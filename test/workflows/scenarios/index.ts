@@ -3,6 +3,7 @@ import type { ScenarioRun, WorkflowHarness } from '../support/harness.ts';
 import { approvalCancelled, approvalDecided, approvalDeciderReplaced, approvalExpires, executedPayout, executedTev, refusedPayout } from './approval.ts';
 import { effectApplied, effectCancelled } from './delayed-effect.ts';
 import { kycResultFirst, kycThroughThePage } from './onboarding.ts';
+import { batchApprovalExpired, batchApproved, batchContinuesAsNew, batchPaid, batchWaitsForPix } from './payment-batch.ts';
 import { chargeExpires, chargePaidEarly, refundSent } from './pix-charge.ts';
 import { payoutFallbackFails, payoutFallbackSettles, payoutNotified, payoutOutlastsRuns, payoutUncertainNotified, payoutUncertainRejected } from './pix-payout.ts';
 import { probeAnswers } from './probe.ts';
@@ -22,6 +23,11 @@ export const recordedScenarios: Record<string, (h: WorkflowHarness) => Promise<S
   'delayed-effect-cancelled': (h) => effectCancelled(h),
   'onboarding-through-the-page': (h) => kycThroughThePage(h, { approved: true, phone: '+5511987654321' }),
   'onboarding-rejected-first': (h) => kycResultFirst(h, { approved: false, reason: 'Documento ilegível' }),
+  'payment-batch-paid': batchPaid,
+  'payment-batch-approved': batchApproved,
+  'payment-batch-approval-expired': batchApprovalExpired,
+  'payment-batch-waits-for-pix': batchWaitsForPix,
+  'payment-batch-continues-as-new': batchContinuesAsNew,
   'pix-charge-expires': chargeExpires,
   'pix-charge-paid': chargePaidEarly,
   'pix-charge-refund-sent': refundSent,
