@@ -3,7 +3,7 @@ import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import { buildBrCode } from '../src/pix/brcode.ts';
 import { adminOk } from './support/admin.ts';
 import { closeDb } from './support/db.ts';
-import { apiKey, fund, newCnpj, newCpf, newTenant, onboarded, PASSWORD, pixAccountIdOf, registeredWithAccount, type Onboarded } from './support/fixtures.ts';
+import { apiKey, fund, newCnpj, newCpf, newTenant, onboarded, PASSWORD, pixAccountIdOf, registeredWithAccount, waitFor, type Onboarded } from './support/fixtures.ts';
 import { BAD_PATH_SEGMENTS, badBodies, badBodyValues, badQueryValues, operationsOf, type Operation } from './support/fuzz.ts';
 import { http, type HttpResult } from './support/http.ts';
 import { expectLedgerConsistent } from './support/ledger.ts';
@@ -61,6 +61,10 @@ beforeAll(async () => {
     })
   ).body;
   const occurrence = { scheduleId: schedule.id, date: schedule.occurrences[1].date };
+  const batchItem = { kind: 'TEV', externalRef: 'fuzz-1', amountCents: '150', branch: bob.account.agency, account: bob.account.number };
+  const batch = (await http('POST', `${platform.apiUrl}/v1/pix-accounts/${alicePix}/batches`, { body: { items: [batchItem] }, headers: integrator() })).body;
+  // Ended before the fuzzing starts, so that its run changes nothing while a route's state is compared.
+  await waitFor(async () => (await http('GET', `${platform.apiUrl}/v1/pix-accounts/${alicePix}/batches/${batch.batchId}`, { headers: { authorization: `Bearer ${aliceKey}` } })).body.finishedAt, 30_000, 'the batch to end');
   const statementRange = { startDate: '2020-01-01', endDate: '2030-12-31' };
   const pay = { accountId: alice.account.id, amount: 1.5, pin: alice.pin, description: 'fuzz' };
   baselines = {
@@ -125,6 +129,10 @@ beforeAll(async () => {
     'GET /v1/pix-accounts/{accountId}/scheduled-payments/{scheduleId}': { params: { accountId: alicePix, scheduleId: schedule.id } },
     'DELETE /v1/pix-accounts/{accountId}/scheduled-payments/{scheduleId}': { params: { accountId: alicePix, scheduleId: schedule.id } },
     'DELETE /v1/pix-accounts/{accountId}/scheduled-payments/{scheduleId}/occurrences/{date}': { params: { accountId: alicePix, ...occurrence } },
+    'POST /v1/pix-accounts/{accountId}/batches': { params: { accountId: alicePix }, body: { items: [{ ...batchItem, externalRef: 'fuzz-2' }] } },
+    'GET /v1/pix-accounts/{accountId}/batches/{batchId}': { params: { accountId: alicePix, batchId: batch.batchId } },
+    'GET /v1/pix-accounts/{accountId}/batches/{batchId}/items': { params: { accountId: alicePix, batchId: batch.batchId } },
+    'POST /v1/pix-accounts/{accountId}/batches/{batchId}/cancel': { params: { accountId: alicePix, batchId: batch.batchId } },
     // Unsigned (the fuzzing sends no webhook-id): refused before the body is read, whatever the body.
     'POST /v1/pix/provider/notifications': { body: { type: 'payout.settled', data: { payoutId: 'c0000000000000000000fuzz', endToEndId: 'E99999999202611241200aB3dE5fG7hJ', settledAt: '2026-11-24T12:00:00Z' } } },
   };

@@ -161,6 +161,8 @@ test('every event type the platform writes matches its payload in the webhooks o
     });
     expect(scheduled.status).toBe(201);
   }
+  const batch = { items: [{ kind: 'TEV', externalRef: 'b-1', amountCents: '100', branch: bob.account.agency, account: bob.account.number }] };
+  expect((await http('POST', `${platform.apiUrl}/v1/pix-accounts/${alice.account.pixAccountId}/batches`, { body: batch, headers: integrator() })).status).toBe(202); // payment.batch.finished
 
   const events = await waitFor(async () => {
     const rows = await sql<{ type: string; data: unknown }>('select type, data from event_outbox where tenant_id = $1', [tenantId]);
