@@ -64,6 +64,8 @@ test('the client quickstart runs against the platform, every answer conforming t
   expect(result.event).toMatchObject({ event: 'tev.in.received', data: { tevTransferId: result.tev.tevId } });
   expect(result.scheduled).toMatchObject({ status: 'CANCELLED', kind: 'TEV', amountCents: '500' });
   expect(result.scheduled.occurrences.map((o) => o.status)).toEqual(['PAID', 'CANCELLED', 'CANCELLED']);
+  expect(result.batch).toMatchObject({ status: 'FINISHED', counts: { total: 2, paid: 1, invalid: 1 } });
+  expect(result.batchItems.map((i) => [i.externalRef, i.status, i.reason])).toEqual([['quickstart-1', 'PAID', null], ['quickstart-2', 'INVALID', 'DESTINATION_NOT_FOUND']]);
 
   // The delivery itself matches the integration document's `webhooks`.
   const delivery = receiver.received.find((r) => r.path === path)!;
@@ -86,4 +88,5 @@ test('`node clients/typescript/quickstart.ts` runs it as the README says: the op
   expect(stdout).toMatch(/^TEV \S+: done, fee \d+ cents$/m);
   expect(stdout).toMatch(/^webhook \S+ verified: tev\.in\.received of 1050 cents$/m);
   expect(stdout).toMatch(/^first occurrence \S+: PAID, TEV \S+$/m);
+  expect(stdout).toMatch(/^batch FINISHED: quickstart-1 PAID, quickstart-2 INVALID$/m);
 }, 90_000);

@@ -11,7 +11,8 @@ import { createHolderClient, createIntegrationClient, type WebhookEvent } from '
  * The quickstart of clients/typescript/README.md, step by step against a platform with the sandbox on: two holders
  * register and finish KYC, one is funded and sends the other a TEV with an Idempotency-Key, both sides read it back,
  * the sender pages through its statement, the receiver's webhook delivery is verified with `standardwebhooks`, and the
- * sender schedules a monthly payment whose first occurrence is paid a few seconds later, then cancels the rest.
+ * sender schedules a monthly payment whose first occurrence is paid a few seconds later, then cancels the rest, and
+ * pays a small batch.
  */
 
 export interface QuickstartEnvironment {
@@ -163,7 +164,35 @@ export async function runQuickstart(env: QuickstartEnvironment) {
   const cancelled = expectData('cancel the schedule', await integration.DELETE(schedules, { params: { path } }));
   log(`schedule ${cancelled.status}: ${cancelled.occurrences.map((o) => o.status).join(', ')}`);
 
-  return { tev: sent, outSide, inSide, statement, event, scheduled: cancelled };
+  // 9. Maria pays João twice more as one batch, one item to an account that does not exist: the answer (202) gives each
+  //    item's validation; the valid one is paid as a TEV of its own, the invalid one never; the batch then ends FINISHED.
+  const created = expectData(
+    'create batch',
+    await integration.POST('/v1/pix-accounts/{accountId}/batches', {
+      params: { path: { accountId: maria.account.pixAccountId }, header: { 'idempotency-key': randomUUID() } },
+      body: {
+        items: [
+          { kind: 'TEV', externalRef: 'quickstart-1', amountCents: '250', branch: joao.account.agency, account: joao.account.number, description: 'Lote quickstart' },
+          { kind: 'TEV', externalRef: 'quickstart-2', amountCents: '250', branch: joao.account.agency, account: '99999999' },
+        ],
+      },
+    }),
+  );
+  log(`batch ${created.batchId}: ${created.items.map((i) => `${i.externalRef} ${i.valid ? 'valid' : i.reason}`).join(', ')}`);
+  const readBatch = async () =>
+    expectData('read batch', await integration.GET('/v1/pix-accounts/{accountId}/batches/{batchId}', { params: { path: { accountId: maria.account.pixAccountId, batchId: created.batchId } } }));
+  let batch = await readBatch();
+  for (const deadline = Date.now() + 30_000; batch.finishedAt === null; batch = await readBatch()) {
+    if (Date.now() > deadline) throw new Error(`batch ${created.batchId} is still ${batch.status} after 30 s`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  const items = expectData(
+    'batch items',
+    await integration.GET('/v1/pix-accounts/{accountId}/batches/{batchId}/items', { params: { path: { accountId: maria.account.pixAccountId, batchId: created.batchId } } }),
+  ).items;
+  log(`batch ${batch.status}: ${items.map((i) => `${i.externalRef} ${i.status}`).join(', ')}`);
+
+  return { tev: sent, outSide, inSide, statement, event, scheduled: cancelled, batch, batchItems: items };
 }
 
 /** A moment as a São Paulo date and time of day (with seconds): how a scheduled payment's time is written. */

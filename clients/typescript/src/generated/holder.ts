@@ -1047,7 +1047,7 @@ export interface components {
             /** @enum {string} */
             status: "PENDING" | "APPROVED" | "EXECUTED" | "FAILED" | "REJECTED" | "EXPIRED" | "CANCELLED";
             /** @enum {string} */
-            kind: "TEV" | "PIX";
+            kind: "TEV" | "PIX" | "BATCH";
             /**
              * Format: uuid
              * @example 8c5e2f1a-7b3d-4c9e-a2f6-1d0b9e8c7a65
@@ -1055,10 +1055,10 @@ export interface components {
             accountId: string;
             /** @example 1050 */
             amountCents: string;
-            destination: components["schemas"]["TevDestination"] | components["schemas"]["PixDestination"];
+            destination: components["schemas"]["TevDestination"] | components["schemas"]["PixDestination"] | components["schemas"]["BatchDestination"];
             description: string | null;
             externalRef: string | null;
-            /** @description Why a CANCELLED request was cancelled: DUAL_APPROVAL_DISABLED, the account's dual approval was turned off while it waited (send the payment again) */
+            /** @description Why a CANCELLED request was cancelled: DUAL_APPROVAL_DISABLED, the account's dual approval was turned off while it waited (send the payment again); BATCH_CANCELLED, its batch was cancelled by the integrator */
             cancelReason: string | null;
             /**
              * Format: date-time
@@ -1075,12 +1075,14 @@ export interface components {
              * @example 2026-11-22T13:45:07.123Z
              */
             decidedAt: string | null;
-            /** @description The payment once it ran: a TEV (DONE or FAILED) or a Pix payout (PROCESSING, then read it as a payout; or FAILED) */
+            /** @description The payment once it ran: a TEV (DONE or FAILED), a Pix payout (PROCESSING, then read it as a payout; or FAILED), or a batch (PROCESSING: read it as a batch) */
             result: {
                 /** @example tq3v9x0k2m8w4r7y1b5n6c2z */
                 tevId?: string;
                 /** @example tq3v9x0k2m8w4r7y1b5n6c2z */
                 payoutId?: string;
+                /** @example tq3v9x0k2m8w4r7y1b5n6c2z */
+                batchId?: string;
                 /** @enum {string} */
                 status: "DONE" | "PROCESSING" | "FAILED";
                 /** @description Why the payment was refused, e.g. INSUFFICIENT_BALANCE */
@@ -1098,6 +1100,15 @@ export interface components {
             /** @enum {string} */
             pixKeyType: "CPF" | "CNPJ" | "EMAIL" | "PHONE" | "EVP";
             name: string;
+        };
+        BatchDestination: {
+            /** @example b8k2m5q1w7x4z0v3c6n9r2t4 */
+            batchId: string;
+            /**
+             * @description Its valid items: one approval covers them all
+             * @example 120
+             */
+            itemCount: number;
         };
         Pagination: {
             /**
