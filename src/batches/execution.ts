@@ -96,8 +96,8 @@ export async function batchCost(em: EntityManager, accountId: string, totals: { 
 
 async function fundsCover(em: EntityManager, batch: PaymentBatch): Promise<boolean> {
   const { totalCents, feeCents } = await batchCost(em, batch.accountId, await pendingTotals(em, batch.id));
-  const [account] = await em.execute<{ balance_cents: string }[]>('select balance_cents from account where id = ?', [batch.accountId]);
-  return BigInt(account!.balance_cents) >= totalCents + feeCents;
+  const account = await em.findOneOrFail(Account, { id: batch.accountId }, { refresh: true });
+  return account.balanceCents >= totalCents + feeCents;
 }
 
 /**
