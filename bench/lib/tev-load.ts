@@ -96,7 +96,7 @@ export interface LoadResult {
   samples: Map<number, unknown>;
 }
 
-function newResult(): LoadResult {
+export function newResult(): LoadResult {
   return { elapsedMs: 0, all: new Latencies(), hot: new Latencies(), pairs: new Latencies(), byStatus: new Map(), rejections: new Map(), samples: new Map() };
 }
 
@@ -109,8 +109,11 @@ export function record(r: LoadResult, hot: boolean, status: number, ms: number, 
 }
 
 /** One client: a request at a time, back to back, until the deadline. Status 0 is a network error. */
-export async function httpClient(s: TevSetup, hotShare: number, deadline: number, r: LoadResult) {
-  while (performance.now() < deadline) {
+export const httpClient = (s: TevSetup, hotShare: number, deadline: number, r: LoadResult) => httpClientUntil(s, hotShare, () => performance.now() >= deadline, r);
+
+/** One client, until `stop()` holds (a phase that ends with something else than a time: a batch's end). */
+export async function httpClientUntil(s: TevSetup, hotShare: number, stop: () => boolean, r: LoadResult) {
+  while (!stop()) {
     const t = pickTransfer(s, hotShare);
     const start = performance.now();
     try {
