@@ -21,10 +21,11 @@ import {
   cancelPendingItems,
   countItems,
   lockBatch,
+  hasPending,
   lockPendingItems,
   markBatch,
-  openCounts,
   pendingTotals,
+  processingCount,
   recordItemOutcomes,
   syncPixItems,
   type BatchItem,
@@ -145,16 +146,15 @@ export const countsView = (byStatus: Record<BatchItemStatus, number>, total: num
  */
 export async function payNextChunk(em: EntityManager, config: ExecutionConfig, batchId: string, chunkSize: number, pixInFlight: number): Promise<BatchProgress> {
   await syncPixItems(em, batchId);
-  const before = await openCounts(em, batchId);
   let paid = 0;
-  if (before.pending > 0) {
+  if (await hasPending(em, batchId)) {
     paid += await payChunk(em, config, batchId, 'TEV', chunkSize);
-    const room = Math.min(chunkSize, pixInFlight - (await openCounts(em, batchId)).processing);
+    const room = Math.min(chunkSize, pixInFlight - (await processingCount(em, batchId)));
     if (room > 0) paid += await payChunk(em, config, batchId, 'PIX', room);
   }
-  const open = await openCounts(em, batchId);
-  if (open.pending === 0 && open.processing === 0) return { paid, ...open, finished: await finishBatch(em, batchId) };
-  return { paid, ...open, finished: null };
+  const processing = await processingCount(em, batchId);
+  if (processing === 0 && !(await hasPending(em, batchId))) return { paid, processing, finished: await finishBatch(em, batchId) };
+  return { paid, processing, finished: null };
 }
 
 /** Pays the next `limit` PENDING items of one kind of the batch in one transaction; the number paid (or refused). */

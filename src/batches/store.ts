@@ -247,14 +247,16 @@ export async function pendingTotals(em: EntityManager, batchId: string): Promise
   return rows.map((r) => ({ kind: r.kind, count: r.n, amountCents: BigInt(r.amount) }));
 }
 
-/** Items not final yet: PENDING (to pay) and PROCESSING (Pix debited, the provider's answer awaited). */
-export async function openCounts(em: EntityManager, batchId: string): Promise<{ pending: number; processing: number }> {
-  const [row] = await em.execute<{ pending: number; processing: number }[]>(
-    `select count(*) filter (where status = 'PENDING')::int as pending, count(*) filter (where status = 'PROCESSING')::int as processing
-       from payment_batch_item where batch_id = ? and status in ('PENDING', 'PROCESSING')`,
-    [batchId],
-  );
-  return row!;
+/** The batch's Pix debited and waiting for the provider (PROCESSING). */
+export async function processingCount(em: EntityManager, batchId: string): Promise<number> {
+  const [row] = await em.execute<{ n: number }[]>(`select count(*)::int as n from payment_batch_item where batch_id = ? and status = 'PROCESSING'`, [batchId]);
+  return row!.n;
+}
+
+/** Whether the batch has items left to pay (PENDING). */
+export async function hasPending(em: EntityManager, batchId: string): Promise<boolean> {
+  const [row] = await em.execute<{ any: boolean }[]>(`select exists (select from payment_batch_item where batch_id = ? and status = 'PENDING') as any`, [batchId]);
+  return row!.any;
 }
 
 /**

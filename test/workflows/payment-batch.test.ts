@@ -70,7 +70,7 @@ test('Pix in flight: a step that paid nothing waits `waitMs` before the next, un
 
 test('a wake ends a wait for Pix at once (the batch was cancelled, say): the next step comes before `waitMs`', async () => {
   const log = new ActivityLog();
-  await h.withWorker(batchStubs(log, [PAY], [step(10, 0, 10), step(0, 0, 10), finished()]), async (taskQueue) => {
+  await h.withWorker(batchStubs(log, [PAY], [step(10, 10), step(0, 10), finished()]), async (taskQueue) => {
     const run = batchRun();
     const start = paymentBatchStart(run);
     start.args = [{ ...(start.args[0] as object), waitMs: 60_000 }];

@@ -37,10 +37,9 @@ export interface PaymentBatchInput {
 /** What the batch's start came to: pay it, wait (held for its approval) until `until` or a wake, or it has ended. */
 export type BatchStart = { kind: 'PAY' } | { kind: 'WAIT'; until: string } | { kind: 'CLOSED'; status: BatchFinalStatus };
 
-/** One step: the items it paid, those left, and the batch's end when it ended. */
+/** One step: the items it paid (or refused), the Pix still waiting for the provider, and the batch's end when it ended. */
 export interface BatchProgress {
   paid: number;
-  pending: number;
   processing: number;
   finished: BatchFinalStatus | null;
 }

@@ -60,8 +60,10 @@ export class Migration20261124001300_payment_batches extends Migration {
             or (kind = 'TEV' and pix_key is null and branch is not null and account_number is not null)),
         check ((status = 'INVALID') = (payout_id is null))
       )`);
-    // What the batch's workflow pays next and waits for: its items not final yet.
-    this.addSql(`create index payment_batch_item_open_idx on payment_batch_item (batch_id, ord) where status in ('PENDING', 'PROCESSING')`);
+    // What the batch's workflow pays next, by kind in request order, and the Pix it waits for: each step reads only
+    // those, not the batch's thousands of items.
+    this.addSql(`create index payment_batch_item_pending_idx on payment_batch_item (batch_id, kind, ord) where status = 'PENDING'`);
+    this.addSql(`create index payment_batch_item_processing_idx on payment_batch_item (batch_id) where status = 'PROCESSING'`);
     this.addSql('alter table approval_request drop constraint approval_request_kind_check');
     this.addSql(`alter table approval_request add constraint approval_request_kind_check check (kind in ('TEV', 'PIX', 'BATCH'))`);
     this.addSql('alter table tev_transfer drop constraint tev_transfer_origin_check');

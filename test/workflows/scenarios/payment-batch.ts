@@ -15,9 +15,9 @@ import type { ScenarioRun, WorkflowHarness } from '../support/harness.ts';
 import { ActivityLog, inTurn } from '../support/stubs.ts';
 
 export const PAY: BatchStart = { kind: 'PAY' };
-/** A step's answer: `paid` items paid now, `pending` left to pay, `processing` Pix not final yet. */
-export const step = (paid: number, pending: number, processing = 0): BatchProgress => ({ paid, pending, processing, finished: null });
-export const finished = (status: BatchFinalStatus = 'FINISHED'): BatchProgress => ({ paid: 0, pending: 0, processing: 0, finished: status });
+/** A step's answer: `paid` items paid now, `processing` Pix not final yet. */
+export const step = (paid: number, processing = 0): BatchProgress => ({ paid, processing, finished: null });
+export const finished = (status: BatchFinalStatus = 'FINISHED'): BatchProgress => ({ paid: 0, processing: 0, finished: status });
 /** Held for an approval whose deadline is `inMs` from now. */
 export const waitFor = (inMs: number): BatchStart => ({ kind: 'WAIT', until: new Date(Date.now() + inMs).toISOString() });
 
@@ -68,17 +68,17 @@ export async function runBatch(h: WorkflowHarness, options: Options): Promise<Ba
 }
 
 /** Started at once: three steps of 100 TEVs, then nothing left. */
-export const batchPaid = (h: WorkflowHarness) => runBatch(h, { steps: [step(100, 200), step(100, 100), step(100, 0), finished()] });
+export const batchPaid = (h: WorkflowHarness) => runBatch(h, { steps: [step(100), step(100), step(100), finished()] });
 
 /** Held for approval: the run waits on the approval's deadline until the approval's step wakes it, then pays. */
-export const batchApproved = (h: WorkflowHarness) => runBatch(h, { starts: [waitFor(3_600_000), PAY], wakeAfterStarts: 1, steps: [step(2, 0), finished()] });
+export const batchApproved = (h: WorkflowHarness) => runBatch(h, { starts: [waitFor(3_600_000), PAY], wakeAfterStarts: 1, steps: [step(2), finished()] });
 
 /** Held, and nobody wakes it: at the deadline the start reads how the approval ended (expired) and ends the batch. */
 export const batchApprovalExpired = (h: WorkflowHarness) => runBatch(h, { starts: [waitFor(1_000), { kind: 'CLOSED', status: 'REJECTED' }], steps: [finished()] });
 
 /** Pix in flight: the steps that pay nothing wait `waitMs`, until the last Pix settle. */
-export const batchWaitsForPix = (h: WorkflowHarness) => runBatch(h, { steps: [step(10, 5, 10), step(0, 5, 10), step(5, 0, 15), step(0, 0, 3), finished()] });
+export const batchWaitsForPix = (h: WorkflowHarness) => runBatch(h, { steps: [step(10, 10), step(0, 10), step(5, 15), step(0, 3), finished()] });
 
 /** Two steps a run: the batch continues as new, the next runs not starting it again. */
 export const batchContinuesAsNew = (h: WorkflowHarness) =>
-  runBatch(h, { input: { stepsPerRun: 2 }, steps: [step(100, 400), step(100, 300), step(100, 200), step(100, 100), step(100, 0), finished()] });
+  runBatch(h, { input: { stepsPerRun: 2 }, steps: [step(100), step(100), step(100), step(100), step(100), finished()] });
