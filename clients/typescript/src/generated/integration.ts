@@ -244,6 +244,80 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/pix-accounts/{accountId}/batches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pay up to 5000 Pix (by key) and TEVs (by branch and account) as one batch
+         * @description Validation first, before any money moves: every Pix key is resolved through the provider's directory and every TEV account found in the tenant; an item that fails is listed with its reason in `items` and never paid, the others proceed. The valid items' total with their fees must be available (else 422 INSUFFICIENT_BALANCE, nothing recorded). On an account under dual approval the whole batch waits for one approval (AWAITING_APPROVAL, `approvalRequestId`). Each item is then paid as an immediate payment, with its own `payoutId` and events; the batch ends with `payment.batch.finished`. A retry with the same Idempotency-Key and body answers the same batch.
+         */
+        post: operations["createPaymentBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/pix-accounts/{accountId}/batches/{batchId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a batch: where it stands, and its items by state */
+        get: operations["getPaymentBatch"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/pix-accounts/{accountId}/batches/{batchId}/items": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List a batch's items in request order, with each one's payoutId, status and reason */
+        get: operations["listPaymentBatchItems"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/pix-accounts/{accountId}/batches/{batchId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a batch before it starts, or its items not paid yet once it has
+         * @description Before it starts (AWAITING_APPROVAL, PENDING): the batch is CANCELLED, nothing is paid and its approval request is withdrawn. Once PROCESSING: its items not paid yet are CANCELLED; those paid stay paid, and the batch ends FINISHED once they settle. Cancelling again answers the batch as it stands; a batch that ended otherwise is 409.
+         */
+        post: operations["cancelPaymentBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/pix/provider/notifications": {
         parameters: {
             query?: never;
@@ -560,6 +634,26 @@ export interface webhooks {
          * @description Sent to every enabled endpoint of the Pix account subscribed to this event. Answer 2xx within 10 s; otherwise the delivery is retried (5 s doubling to 1 h, for 24 h). Delivery is at least once: dedupe by webhook-id.
          */
         post: operations["onPaymentScheduledFailed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment.batch.finished": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A batch payout ended: every item paid, failed, invalid or cancelled (opt-in: list it at registration)
+         * @description Sent to every enabled endpoint of the Pix account subscribed to this event. Answer 2xx within 10 s; otherwise the delivery is retried (5 s doubling to 1 h, for 24 h). Delivery is at least once: dedupe by webhook-id.
+         */
+        post: operations["onPaymentBatchFinished"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1049,6 +1143,63 @@ export interface components {
                 reason: string;
             };
         };
+        PaymentBatchFinishedEvent: {
+            /** @enum {string} */
+            event: "payment.batch.finished";
+            data: {
+                /** @example b8k2m5q1w7x4z0v3c6n9r2t4 */
+                batchId: string;
+                /**
+                 * @description FINISHED: every valid item was paid or failed (or cancelled mid-batch); CANCELLED before it started; REJECTED: its approval was rejected, expired or cancelled; REFUSED: its total with fees was not available when it started
+                 * @enum {string}
+                 */
+                status: "FINISHED" | "CANCELLED" | "REJECTED" | "REFUSED";
+                /**
+                 * @description Why a batch ended without paying: APPROVAL_REJECTED, APPROVAL_EXPIRED, DUAL_APPROVAL_DISABLED, INSUFFICIENT_BALANCE, CANCELLED
+                 * @example null
+                 */
+                reason: string | null;
+                counts: components["schemas"]["PaymentBatchCounts"];
+                /**
+                 * @description What the paid items sent, fees not included
+                 * @example 250000
+                 */
+                paidCents: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T13:45:07.123Z
+                 */
+                occurredAt: string;
+            };
+        };
+        PaymentBatchCounts: {
+            /** @example 3 */
+            total: number;
+            /**
+             * @description Refused by the validation: never paid
+             * @example 1
+             */
+            invalid: number;
+            /** @example 0 */
+            pending: number;
+            /**
+             * @description Pix debited, waiting for the provider
+             * @example 0
+             */
+            processing: number;
+            /** @example 2 */
+            paid: number;
+            /**
+             * @description Refused when paid (INSUFFICIENT_BALANCE, LIMIT_EXCEEDED, …), or a Pix failed or cancelled at the provider
+             * @example 0
+             */
+            failed: number;
+            /**
+             * @description Not paid: the batch was cancelled, rejected or refused first
+             * @example 0
+             */
+            cancelled: number;
+        };
         Error: {
             /**
              * @description Stable, UPPER_SNAKE_CASE: switch on it
@@ -1260,7 +1411,7 @@ export interface components {
              *       "tev.in.received"
              *     ]
              */
-            events: ("pix.in.received" | "pix.payout.succeeded" | "pix.payout.failed" | "pix.payout.cancelled" | "pix.payout.refunded" | "pix.charge.paid" | "pix.charge.expired" | "pix.charge.refunded" | "tev.in.received" | "tev.out.succeeded" | "tev.out.failed" | "payment.scheduled.executed" | "payment.scheduled.failed")[];
+            events: ("pix.in.received" | "pix.payout.succeeded" | "pix.payout.failed" | "pix.payout.cancelled" | "pix.payout.refunded" | "pix.charge.paid" | "pix.charge.expired" | "pix.charge.refunded" | "tev.in.received" | "tev.out.succeeded" | "tev.out.failed" | "payment.scheduled.executed" | "payment.scheduled.failed" | "payment.batch.finished")[];
             /**
              * @description The endpoint in the core, when mirrored
              * @example null
@@ -1281,7 +1432,7 @@ export interface components {
              * @example https://example.com/hooks/pix
              */
             url: string;
-            events: ("pix.in.received" | "pix.payout.succeeded" | "pix.payout.failed" | "pix.payout.cancelled" | "pix.payout.refunded" | "pix.charge.paid" | "pix.charge.expired" | "pix.charge.refunded" | "tev.in.received" | "tev.out.succeeded" | "tev.out.failed" | "payment.scheduled.executed" | "payment.scheduled.failed")[];
+            events: ("pix.in.received" | "pix.payout.succeeded" | "pix.payout.failed" | "pix.payout.cancelled" | "pix.payout.refunded" | "pix.charge.paid" | "pix.charge.expired" | "pix.charge.refunded" | "tev.in.received" | "tev.out.succeeded" | "tev.out.failed" | "payment.scheduled.executed" | "payment.scheduled.failed" | "payment.batch.finished")[];
             /** @description Your secret, 16 to 512 visible ASCII characters (32 or more recommended); sent back as Authorization on every delivery */
             authToken: string;
         };
@@ -1316,7 +1467,7 @@ export interface components {
              */
             eventId: string;
             /** @enum {string} */
-            eventType: "pix.in.received" | "pix.payout.succeeded" | "pix.payout.failed" | "pix.payout.cancelled" | "pix.payout.refunded" | "pix.charge.paid" | "pix.charge.expired" | "pix.charge.refunded" | "tev.in.received" | "tev.out.succeeded" | "tev.out.failed" | "payment.scheduled.executed" | "payment.scheduled.failed";
+            eventType: "pix.in.received" | "pix.payout.succeeded" | "pix.payout.failed" | "pix.payout.cancelled" | "pix.payout.refunded" | "pix.charge.paid" | "pix.charge.expired" | "pix.charge.refunded" | "tev.in.received" | "tev.out.succeeded" | "tev.out.failed" | "payment.scheduled.executed" | "payment.scheduled.failed" | "payment.batch.finished";
             /** @enum {string} */
             status: "PENDING" | "DELIVERED" | "FAILED" | "CANCELLED";
             /** @example 1 */
@@ -1786,6 +1937,184 @@ export interface components {
              * @example null
              */
             cancelledAt: string | null;
+        };
+        PaymentBatchCreated: components["schemas"]["PaymentBatch"] & {
+            /** @description Each item, in request order, with its validation */
+            items: components["schemas"]["PaymentBatchItemValidation"][];
+        };
+        PaymentBatchItemValidation: {
+            /**
+             * @description The item's position in the request, from 0
+             * @example 0
+             */
+            index: number;
+            /** @example salario-2026-11-0001 */
+            externalRef: string;
+            /** @enum {string} */
+            kind: "PIX" | "TEV";
+            /** @description false: listed here and never paid */
+            valid: boolean;
+            /**
+             * @description The item's transfer (a TEV's tevId) or payout (a Pix's payoutId), the id its events carry; null for an invalid item
+             * @example p6c1v8x3z0b5n2m9q4w7k1r6
+             */
+            payoutId: string | null;
+            /**
+             * @description Why an invalid item is refused
+             * @example null
+             * @enum {string|null}
+             */
+            reason: "PIX_KEY_NOT_FOUND" | "DESTINATION_NOT_FOUND" | "SAME_ACCOUNT" | "DESTINATION_NOT_ACTIVE" | "AMOUNT_ABOVE_LIMIT" | "AMOUNT_BELOW_RECEIVE_FEE" | null;
+        };
+        PaymentBatch: {
+            /** @example b8k2m5q1w7x4z0v3c6n9r2t4 */
+            batchId: string;
+            /** @example pk4m9q2x7v1c8n3b6z0w5r2t */
+            pixAccountId: string;
+            /**
+             * @description AWAITING_APPROVAL: held for the account's approver (one approval for the whole batch); PENDING: about to start; PROCESSING: paying its items. Final: FINISHED, CANCELLED (before it started), REJECTED (its approval rejected, expired or cancelled), REFUSED (its total with fees not available when it started)
+             * @enum {string}
+             */
+            status: "AWAITING_APPROVAL" | "PENDING" | "PROCESSING" | "FINISHED" | "CANCELLED" | "REJECTED" | "REFUSED";
+            /**
+             * @description Why it ended without paying: APPROVAL_REJECTED, APPROVAL_EXPIRED, DUAL_APPROVAL_DISABLED, INSUFFICIENT_BALANCE, CANCELLED
+             * @example null
+             */
+            reason: string | null;
+            /**
+             * Format: uuid
+             * @description The approval request that holds it, on an account under dual approval
+             * @example null
+             */
+            approvalRequestId: string | null;
+            counts: components["schemas"]["PaymentBatchCounts"];
+            /**
+             * @description What its valid items send, fees not included
+             * @example 250000
+             */
+            amountCents: string;
+            /**
+             * @description What its paid items sent
+             * @example 250000
+             */
+            paidCents: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T13:45:07.123Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T13:45:07.123Z
+             */
+            startedAt: string | null;
+            /**
+             * Format: date-time
+             * @example null
+             */
+            cancelledAt: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T13:45:07.123Z
+             */
+            finishedAt: string | null;
+        };
+        PaymentBatchRequest: {
+            items: (components["schemas"]["BatchPixItem"] | components["schemas"]["BatchTevItem"])[];
+        };
+        BatchPixItem: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "PIX";
+            /**
+             * @description Your reference of the item, unique in the batch
+             * @example salario-2026-11-0001
+             */
+            externalRef: string;
+            /**
+             * @description cents: a string of digits or a JSON integer
+             * @example 1050
+             */
+            amountCents: string | number;
+            /** @description On both statements; a Pix item without one says "Pix enviado" */
+            description?: string;
+            /**
+             * @description Pix key, in the format of its type
+             * @example joao@example.com
+             */
+            pixKey: string;
+            /**
+             * @description Pix key type
+             * @enum {string}
+             */
+            pixKeyType: "CPF" | "CNPJ" | "EMAIL" | "PHONE" | "EVP";
+        };
+        BatchTevItem: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "TEV";
+            /**
+             * @description Your reference of the item, unique in the batch
+             * @example salario-2026-11-0001
+             */
+            externalRef: string;
+            /**
+             * @description cents: a string of digits or a JSON integer
+             * @example 1050
+             */
+            amountCents: string | number;
+            /** @description On both statements; a Pix item without one says "Pix enviado" */
+            description?: string;
+            /** @example 0001 */
+            branch: string;
+            /** @example 1000024 */
+            account: string;
+        };
+        PaymentBatchItem: {
+            /** @example 0 */
+            index: number;
+            /** @example salario-2026-11-0001 */
+            externalRef: string;
+            /** @enum {string} */
+            kind: "PIX" | "TEV";
+            /** @example 150000 */
+            amountCents: string;
+            /** @example Salário de novembro */
+            description: string | null;
+            destination: components["schemas"]["BatchPixDestination"] | components["schemas"]["BatchTevDestination"];
+            /**
+             * @description The item's transfer (a TEV's tevId) or payout (a Pix's payoutId), the id its events carry; null for an invalid item
+             * @example p6c1v8x3z0b5n2m9q4w7k1r6
+             */
+            payoutId: string | null;
+            /**
+             * @description INVALID (never paid), PENDING, PROCESSING (a Pix debited, waiting for the provider), PAID, FAILED (refused when paid, or failed at the provider), CANCELLED
+             * @enum {string}
+             */
+            status: "INVALID" | "PENDING" | "PROCESSING" | "PAID" | "FAILED" | "CANCELLED";
+            /**
+             * @description Why it is INVALID, FAILED (INSUFFICIENT_BALANCE, LIMIT_EXCEEDED, the provider's reason, …) or CANCELLED
+             * @example null
+             */
+            reason: string | null;
+        };
+        BatchPixDestination: {
+            pixKey: string;
+            /**
+             * @description Pix key type
+             * @enum {string}
+             */
+            pixKeyType: "CPF" | "CNPJ" | "EMAIL" | "PHONE" | "EVP";
+            /** @description The key's owner, as the directory answered; null when none did */
+            name: string | null;
+        };
+        BatchTevDestination: {
+            branch: string;
+            account: string;
         };
         PixProviderNotificationAnswer: {
             /**
@@ -2344,6 +2673,50 @@ export interface components {
                      * @enum {string}
                      */
                     code?: "OCCURRENCE_NOT_CANCELLABLE";
+                };
+            };
+        };
+        /** @description INSUFFICIENT_BALANCE */
+        INSUFFICIENT_BALANCE: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "INSUFFICIENT_BALANCE",
+                 *       "message": "The balance does not cover the amount and the fee; nothing moved"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"] & {
+                    /**
+                     * @description The balance does not cover the amount and the fee; nothing moved
+                     * @enum {string}
+                     */
+                    code?: "INSUFFICIENT_BALANCE";
+                };
+            };
+        };
+        /** @description BATCH_FINISHED */
+        BATCH_FINISHED: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "BATCH_FINISHED",
+                 *       "message": "The batch has ended (finished, cancelled, rejected or refused): nothing of it is left to cancel"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"] & {
+                    /**
+                     * @description The batch has ended (finished, cancelled, rejected or refused): nothing of it is left to cancel
+                     * @enum {string}
+                     */
+                    code?: "BATCH_FINISHED";
                 };
             };
         };
@@ -4031,6 +4404,369 @@ export interface operations {
             503: components["responses"]["UNAVAILABLE"];
         };
     };
+    createPaymentBatch: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128 (e.g. `checkout-7f3a`). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description UUID recommended; the same key returns the original result */
+                "idempotency-key": string;
+            };
+            path: {
+                /** @description The Pix account id (`pixAccountId` of the holder's accounts) */
+                accountId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "items": [
+                 *         {
+                 *           "kind": "PIX",
+                 *           "externalRef": "salario-2026-11-0001",
+                 *           "amountCents": "150000",
+                 *           "description": "Salário de novembro",
+                 *           "pixKey": "joao@example.com",
+                 *           "pixKeyType": "EMAIL"
+                 *         },
+                 *         {
+                 *           "kind": "TEV",
+                 *           "externalRef": "salario-2026-11-0002",
+                 *           "amountCents": "100000",
+                 *           "branch": "0001",
+                 *           "account": "1000024"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["PaymentBatchRequest"];
+            };
+        };
+        responses: {
+            /** @description Accepted (or the batch of this Idempotency-Key): its items validated, its payment under way (or held for approval) */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "batchId": "b8k2m5q1w7x4z0v3c6n9r2t4",
+                     *       "pixAccountId": "pk4m9q2x7v1c8n3b6z0w5r2t",
+                     *       "status": "PENDING",
+                     *       "reason": null,
+                     *       "approvalRequestId": null,
+                     *       "counts": {
+                     *         "total": 3,
+                     *         "invalid": 1,
+                     *         "pending": 2,
+                     *         "processing": 0,
+                     *         "paid": 0,
+                     *         "failed": 0,
+                     *         "cancelled": 0
+                     *       },
+                     *       "amountCents": "250000",
+                     *       "paidCents": "0",
+                     *       "createdAt": "2026-11-24T13:45:07.123Z",
+                     *       "startedAt": null,
+                     *       "cancelledAt": null,
+                     *       "finishedAt": null,
+                     *       "items": [
+                     *         {
+                     *           "index": 0,
+                     *           "externalRef": "salario-2026-11-0001",
+                     *           "kind": "PIX",
+                     *           "valid": true,
+                     *           "payoutId": "p6c1v8x3z0b5n2m9q4w7k1r6",
+                     *           "reason": null
+                     *         },
+                     *         {
+                     *           "index": 1,
+                     *           "externalRef": "salario-2026-11-0002",
+                     *           "kind": "TEV",
+                     *           "valid": true,
+                     *           "payoutId": "t2k7m4q9x1v8c3n6b0z5w7r4",
+                     *           "reason": null
+                     *         },
+                     *         {
+                     *           "index": 2,
+                     *           "externalRef": "salario-2026-11-0003",
+                     *           "kind": "TEV",
+                     *           "valid": false,
+                     *           "payoutId": null,
+                     *           "reason": "DESTINATION_NOT_FOUND"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PaymentBatchCreated"];
+                };
+            };
+            400: components["responses"]["VALIDATION_ERROR"];
+            /** @description UNAUTHORIZED, HOLDER_BLOCKED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Missing, invalid, expired or revoked credentials; authenticate again"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /**
+                         * @description - `UNAUTHORIZED`: Missing, invalid, expired or revoked credentials; authenticate again
+                         *     - `HOLDER_BLOCKED`: Conta bloqueada. Procure o suporte.
+                         * @enum {string}
+                         */
+                        code?: "UNAUTHORIZED" | "HOLDER_BLOCKED";
+                    };
+                };
+            };
+            /** @description ACCOUNT_NOT_IN_KEY_SCOPE, ONBOARDING_INCOMPLETE, ACCOUNT_NOT_APPROVED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ACCOUNT_NOT_IN_KEY_SCOPE",
+                     *       "message": "This API key does not reach that Pix account"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /**
+                         * @description - `ACCOUNT_NOT_IN_KEY_SCOPE`: This API key does not reach that Pix account
+                         *     - `ONBOARDING_INCOMPLETE`: Finish identity verification (onboardingLink) before operating the account
+                         *     - `ACCOUNT_NOT_APPROVED`: The account is not APPROVED; operations need an APPROVED account
+                         * @enum {string}
+                         */
+                        code?: "ACCOUNT_NOT_IN_KEY_SCOPE" | "ONBOARDING_INCOMPLETE" | "ACCOUNT_NOT_APPROVED";
+                    };
+                };
+            };
+            404: components["responses"]["NOT_FOUND"];
+            406: components["responses"]["NOT_ACCEPTABLE"];
+            408: components["responses"]["REQUEST_TIMEOUT"];
+            409: components["responses"]["IDEMPOTENCY_KEY_REUSED"];
+            413: components["responses"]["PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["UNSUPPORTED_MEDIA_TYPE"];
+            422: components["responses"]["INSUFFICIENT_BALANCE"];
+            431: components["responses"]["HEADERS_TOO_LARGE"];
+            500: components["responses"]["INTERNAL_ERROR"];
+            503: components["responses"]["UNAVAILABLE"];
+        };
+    };
+    getPaymentBatch: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128 (e.g. `checkout-7f3a`). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The Pix account id (`pixAccountId` of the holder's accounts) */
+                accountId: string;
+                batchId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The batch */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "batchId": "b8k2m5q1w7x4z0v3c6n9r2t4",
+                     *       "pixAccountId": "pk4m9q2x7v1c8n3b6z0w5r2t",
+                     *       "status": "FINISHED",
+                     *       "reason": null,
+                     *       "approvalRequestId": null,
+                     *       "counts": {
+                     *         "total": 3,
+                     *         "invalid": 1,
+                     *         "pending": 0,
+                     *         "processing": 0,
+                     *         "paid": 2,
+                     *         "failed": 0,
+                     *         "cancelled": 0
+                     *       },
+                     *       "amountCents": "250000",
+                     *       "paidCents": "250000",
+                     *       "createdAt": "2026-11-24T13:45:07.123Z",
+                     *       "startedAt": "2026-11-24T13:45:07.412Z",
+                     *       "cancelledAt": null,
+                     *       "finishedAt": "2026-11-24T13:45:10.031Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PaymentBatch"];
+                };
+            };
+            400: components["responses"]["VALIDATION_ERROR"];
+            401: components["responses"]["UNAUTHORIZED"];
+            403: components["responses"]["ACCOUNT_NOT_IN_KEY_SCOPE"];
+            404: components["responses"]["NOT_FOUND"];
+            406: components["responses"]["NOT_ACCEPTABLE"];
+            408: components["responses"]["REQUEST_TIMEOUT"];
+            413: components["responses"]["PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["UNSUPPORTED_MEDIA_TYPE"];
+            431: components["responses"]["HEADERS_TOO_LARGE"];
+            500: components["responses"]["INTERNAL_ERROR"];
+            503: components["responses"]["UNAVAILABLE"];
+        };
+    };
+    listPaymentBatchItems: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description pagination.nextCursor of the previous page, unchanged */
+                cursor?: string;
+                /** @description Only items in this status */
+                status?: "INVALID" | "PENDING" | "PROCESSING" | "PAID" | "FAILED" | "CANCELLED";
+            };
+            header?: {
+                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128 (e.g. `checkout-7f3a`). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The Pix account id (`pixAccountId` of the holder's accounts) */
+                accountId: string;
+                batchId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Items */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "index": 0,
+                     *           "externalRef": "salario-2026-11-0001",
+                     *           "kind": "PIX",
+                     *           "amountCents": "150000",
+                     *           "description": "Salário de novembro",
+                     *           "destination": {
+                     *             "pixKey": "joao@example.com",
+                     *             "pixKeyType": "EMAIL",
+                     *             "name": "João Souza"
+                     *           },
+                     *           "payoutId": "p6c1v8x3z0b5n2m9q4w7k1r6",
+                     *           "status": "PAID",
+                     *           "reason": null
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "limit": 20,
+                     *         "nextCursor": null,
+                     *         "hasMore": false
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        items: components["schemas"]["PaymentBatchItem"][];
+                        pagination: components["schemas"]["Pagination"];
+                    };
+                };
+            };
+            400: components["responses"]["VALIDATION_ERROR"];
+            401: components["responses"]["UNAUTHORIZED"];
+            403: components["responses"]["ACCOUNT_NOT_IN_KEY_SCOPE"];
+            404: components["responses"]["NOT_FOUND"];
+            406: components["responses"]["NOT_ACCEPTABLE"];
+            408: components["responses"]["REQUEST_TIMEOUT"];
+            413: components["responses"]["PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["UNSUPPORTED_MEDIA_TYPE"];
+            431: components["responses"]["HEADERS_TOO_LARGE"];
+            500: components["responses"]["INTERNAL_ERROR"];
+            503: components["responses"]["UNAVAILABLE"];
+        };
+    };
+    cancelPaymentBatch: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128 (e.g. `checkout-7f3a`). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The Pix account id (`pixAccountId` of the holder's accounts) */
+                accountId: string;
+                batchId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The batch, its items not paid yet cancelled */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "batchId": "b8k2m5q1w7x4z0v3c6n9r2t4",
+                     *       "pixAccountId": "pk4m9q2x7v1c8n3b6z0w5r2t",
+                     *       "status": "CANCELLED",
+                     *       "reason": "CANCELLED",
+                     *       "approvalRequestId": null,
+                     *       "counts": {
+                     *         "total": 3,
+                     *         "invalid": 1,
+                     *         "pending": 0,
+                     *         "processing": 0,
+                     *         "paid": 2,
+                     *         "failed": 0,
+                     *         "cancelled": 0
+                     *       },
+                     *       "amountCents": "250000",
+                     *       "paidCents": "250000",
+                     *       "createdAt": "2026-11-24T13:45:07.123Z",
+                     *       "startedAt": "2026-11-24T13:45:07.412Z",
+                     *       "cancelledAt": null,
+                     *       "finishedAt": "2026-11-24T13:45:10.031Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PaymentBatch"];
+                };
+            };
+            400: components["responses"]["VALIDATION_ERROR"];
+            401: components["responses"]["UNAUTHORIZED"];
+            403: components["responses"]["ACCOUNT_NOT_IN_KEY_SCOPE"];
+            404: components["responses"]["NOT_FOUND"];
+            406: components["responses"]["NOT_ACCEPTABLE"];
+            408: components["responses"]["REQUEST_TIMEOUT"];
+            409: components["responses"]["BATCH_FINISHED"];
+            413: components["responses"]["PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["UNSUPPORTED_MEDIA_TYPE"];
+            431: components["responses"]["HEADERS_TOO_LARGE"];
+            500: components["responses"]["INTERNAL_ERROR"];
+            503: components["responses"]["UNAVAILABLE"];
+        };
+    };
     receivePixProviderNotification: {
         parameters: {
             query?: never;
@@ -4942,6 +5678,65 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["PaymentScheduledFailedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx ends the delivery */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none within 10 s: the delivery is retried */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onPaymentBatchFinished: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Exactly the authToken given at registration, without `Bearer`. Compare it in constant time. */
+                authorization: string;
+                /** @description The event id: the same on every retry and redelivery of one event; dedupe on it */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt; refuse old ones to stop replays */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the authToken bytes (Standard Webhooks; verify with signingSecret) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "payment.batch.finished",
+                 *       "data": {
+                 *         "batchId": "b8k2m5q1w7x4z0v3c6n9r2t4",
+                 *         "status": "FINISHED",
+                 *         "reason": null,
+                 *         "counts": {
+                 *           "total": 3,
+                 *           "invalid": 1,
+                 *           "pending": 0,
+                 *           "processing": 0,
+                 *           "paid": 2,
+                 *           "failed": 0,
+                 *           "cancelled": 0
+                 *         },
+                 *         "paidCents": "250000",
+                 *         "occurredAt": "2026-11-22T13:45:07.123Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PaymentBatchFinishedEvent"];
             };
         };
         responses: {
