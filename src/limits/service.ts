@@ -3,7 +3,7 @@
  * starting the night earlier, is in force at once; raising one (up to the tenant's maximum), or starting the night
  * later, is a request in force LIMIT_INCREASE_DELAY hours later, through a run of the delayed-effect workflow
  * (LIMIT_INCREASE), unless the holder cancels it or a newer change replaces it. The limits themselves are enforced by
- * the posting functions (`limit_check`).
+ * the posting functions (`check_and_count_limits`).
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Account } from '../accounts/entities.ts';

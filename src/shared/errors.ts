@@ -14,7 +14,7 @@ export interface ErrorDetail {
 export type LimitChannel = 'PIX' | 'TEV';
 export type LimitPeriod = 'TRANSACTION' | 'DAY' | 'NIGHT' | 'MONTH';
 
-/** A limit a debit breaks, as `limit_check` (src/ledger/sql/posting.sql) answers it: its value and what remained, in cents. */
+/** A limit a debit breaks, as `check_and_count_limits` (src/ledger/sql/posting.sql) answers it: its value and what remained, in cents. */
 export interface LimitBreach {
   channel: LimitChannel;
   period: LimitPeriod;
@@ -128,7 +128,7 @@ export const REFUSALS = {
     code: 'INTERNAL_ERROR',
     message: 'The payment could not be debited and nothing moved; the request id in X-Request-Id helps support find it',
   },
-  // Transaction limits (`limit_check`, src/ledger/sql/posting.sql): a TEV is rejected with this reason instead
+  // Transaction limits (`check_and_count_limits`, src/ledger/sql/posting.sql): a TEV is rejected with this reason instead
   LIMIT_EXCEEDED: {
     message: ({ channel, period, limitCents, remainingCents }: LimitBreach) =>
       period === 'TRANSACTION'

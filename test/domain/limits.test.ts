@@ -1,6 +1,6 @@
 /**
  * Transaction limits in the posting functions, in process: `settle_tev` and the Pix debit check each debit against its
- * account's limits under the account's lock (`limit_check`, src/ledger/sql/posting.sql), count it once posted, and a
+ * account's limits under the account's lock and count it (`check_and_count_limits`, src/ledger/sql/posting.sql), and a
  * Pix payout's reversal or return gives it back. The time the periods are read at is set per transaction
  * (`banking.limits_clock`), so every boundary in America/Sao_Paulo is tested without waiting for it.
  */
@@ -179,6 +179,15 @@ describe('counted once, and given back', () => {
     for (let i = 0; i < 3; i++) expect((await pix(w, '2030-03-12T10:00:00-03:00', 1_500n, idempotencyKey)).result).toBe('PROCESSING');
     expect(await used(w, 'TEV', '2030-03-12T10:00:00-03:00')).toMatchObject({ period_used: '2000' });
     expect(await used(w, 'PIX', '2030-03-12T10:00:00-03:00')).toMatchObject({ period_used: '1500' });
+  });
+
+  test('a TEV refused after its limits were counted (its key reused, its externalRef taken) leaves them as they were', async () => {
+    const w = await world();
+    const first = { tevId: `t${randomUUID()}`, idempotencyKey: randomUUID(), externalRef: `ref-${randomUUID()}` };
+    expect(outcome(await tev(w, '2030-03-12T10:00:00-03:00', 2_000n, first))).toBe('DONE');
+    expect(outcome(await tev(w, '2030-03-12T10:00:00-03:00', 2_500n, { tevId: first.tevId, idempotencyKey: first.idempotencyKey }))).toBe('IDEMPOTENCY_KEY_REUSED');
+    expect(outcome(await tev(w, '2030-03-12T10:00:00-03:00', 1_000n, { externalRef: first.externalRef }))).toBe('EXTERNAL_REF_TAKEN');
+    expect(await used(w, 'TEV', '2030-03-12T10:00:00-03:00')).toMatchObject({ period_used: '2000' });
   });
 
   test('a failed or cancelled payout gives its amount back to the period it was counted in; a return gives back what returned', async () => {

@@ -28,7 +28,7 @@ declare
   v_fee bigint;
   v_reason text;
   v_payout pix_payout;
-  -- The limits: the one a debit breaks, else the periods it is counted in (limit_check).
+  -- The limits: the one a debit breaks, else the periods it is counted in (check_and_count_limits).
   v_limit_refusal jsonb;
   v_period text;
   v_period_of date;
@@ -64,7 +64,7 @@ begin
   -- The payer's Pix limits last, counted at once: a later debit of the same payer in this batch sees this one.
   if v_reason is null then
     select * into v_limit_refusal, v_period, v_period_of, v_month_of
-      from limit_check(p_tenant_id, p_account_id, v_src.holder_type, 'PIX', p_amount, p_pix_key, null, null);
+      from check_and_count_limits(p_tenant_id, p_account_id, v_src.holder_type, 'PIX', p_amount, p_pix_key, null, null);
     if v_limit_refusal is not null then v_reason := 'LIMIT_EXCEEDED'; end if;
   end if;
   if v_reason is not null then
@@ -76,9 +76,6 @@ begin
     returning * into v_payout;
     return query select 'REJECTED', v_payout.status, v_reason, v_fee, v_payout.created_at, v_payout.refusal_details, null::jsonb;
     return;
-  end if;
-  if v_month_of is not null then
-    perform count_limits(p_account_id, 'PIX', p_amount, v_period, v_period_of, v_month_of);
   end if;
 
   -- Accepted: the payout is PROCESSING from the transaction's start (its created_at), its debit timed now.

@@ -12,7 +12,7 @@ declare
   v_settlement uuid;
   v_revenue uuid;
   v_reason text;
-  -- The limits: the one a debit breaks, else the periods it is counted in (limit_check).
+  -- The limits: the one a debit breaks, else the periods it is counted in (check_and_count_limits).
   v_limit_refusal jsonb;
   v_period text;
   v_period_of date;
@@ -46,14 +46,11 @@ begin
     end;
     if v_reason is null then
       select * into v_limit_refusal, v_period, v_period_of, v_month_of
-        from limit_check(v_payout.tenant_id, v_payer.id, v_payer.holder_type, 'PIX', v_payout.amount_cents, v_payout.pix_key, null, null);
+        from check_and_count_limits(v_payout.tenant_id, v_payer.id, v_payer.holder_type, 'PIX', v_payout.amount_cents, v_payout.pix_key, null, null);
       if v_limit_refusal is not null then v_reason := 'LIMIT_EXCEEDED'; end if;
     end if;
 
     if v_reason is null then
-      if v_month_of is not null then
-        perform count_limits(v_payer.id, 'PIX', v_payout.amount_cents, v_period, v_period_of, v_month_of);
-      end if;
       v_now := clock_timestamp();
       v_common := jsonb_build_object(
         'operation_id', v_payout.id, 'channel', 'PIX', 'fee', 0, 'external_ref', null, 'end_to_end_id', null,

@@ -215,14 +215,21 @@ begin
   return v_moved;
 end $$;
 
+-- Replaced by check_and_count_limits, which counts the debit in the same call: the second call and its upsert were
+-- most of what limits cost a TEV (bench/README.md, "Transaction limits").
+drop function if exists limit_check(uuid, uuid, text, text, bigint, text, text, text);
+drop function if exists count_limits(uuid, text, bigint, text, date, date);
+
 -- A debit checked against its account's limits on a channel (limit_state and limit_refusal, rules.sql), at
--- limits_clock(), under the account's lock the caller holds: `refusal` names the limit it breaks (null: none), and the
--- periods to count it in with count_limits once it is posted: `period` and `period_of` the day or night (null at night
--- for a payment to a trusted contact, which the night limit does not hold), `month_of` the month (null when no day,
--- night or month limit is in force: nothing is counted). The receiver, to tell a trusted contact (is_trusted_contact,
--- read only at night under a night limit): its Pix key, or its branch and account number.
-create or replace function limit_check(p_tenant_id uuid, p_account_id uuid, p_holder_type text, p_channel text, p_amount bigint,
-                                       p_pix_key text, p_branch text, p_account text)
+-- limits_clock(), under the account's lock the caller holds, and counted in its account's usage (account_limit_usage)
+-- when it breaks none: a period that is over starts again from this debit. `refusal` names the limit it breaks (null:
+-- none, and it is counted); the periods it is counted in: `period` and `period_of` the day or night (null at night for
+-- a payment to a trusted contact, which the night limit does not hold), `month_of` the month (null when no day, night
+-- or month limit is in force: nothing is counted). A caller that does not post the debit after all gives it back
+-- (give_back_limits) with these periods. The receiver, to tell a trusted contact (is_trusted_contact, read only at
+-- night under a night limit): its Pix key, or its branch and account number.
+create or replace function check_and_count_limits(p_tenant_id uuid, p_account_id uuid, p_holder_type text, p_channel text,
+                                                  p_amount bigint, p_pix_key text, p_branch text, p_account text)
 returns table (refusal jsonb, period text, period_of date, month_of date)
 language plpgsql as $$
 #variable_conflict use_column
@@ -230,6 +237,9 @@ declare
   v_at timestamptz := limits_clock();
   s record;
   v_trusted boolean;
+  -- The periods apart from the output columns: `month_of` is also a column of the usage row updated below.
+  v_period text;
+  v_period_of date;
 begin
   -- No policy for the tenant's holders of this type and channel, and no values of the account's own: nothing limits
   -- the debit and nothing is counted, as limit_state would answer, without computing the periods (most of a TEV's
@@ -244,33 +254,36 @@ begin
   refusal := limit_refusal(p_channel, p_amount, v_trusted, s.per_transaction_cents, s.period,
                            case s.period when 'DAY' then s.day_cents else s.night_cents end, s.period_used_cents,
                            s.month_cents, s.month_used_cents);
-  if s.day_cents is not null or s.night_cents is not null or s.month_cents is not null then
-    month_of := s.month_of;
-    if not v_trusted then period := s.period; period_of := s.period_of; end if;
+  if s.day_cents is null and s.night_cents is null and s.month_cents is null then
+    return next;
+    return;
   end if;
+  if not v_trusted then v_period := s.period; v_period_of := s.period_of; end if;
+  if refusal is null then
+    -- An update of the row limit_state read: an upsert, which tries the insert first, cost twice as much. The insert
+    -- only for the account's first counted debit on the channel (the caller's lock on the account orders the two).
+    update account_limit_usage u
+       set day_of = case when v_period = 'DAY' then v_period_of else u.day_of end,
+           day_used_cents = case when v_period is distinct from 'DAY' then u.day_used_cents
+                                 when u.day_of = v_period_of then u.day_used_cents + p_amount else p_amount end,
+           night_of = case when v_period = 'NIGHT' then v_period_of else u.night_of end,
+           night_used_cents = case when v_period is distinct from 'NIGHT' then u.night_used_cents
+                                   when u.night_of = v_period_of then u.night_used_cents + p_amount else p_amount end,
+           month_of = s.month_of,
+           month_used_cents = case when u.month_of = s.month_of then u.month_used_cents + p_amount else p_amount end
+     where u.account_id = p_account_id and u.channel = p_channel;
+    if not found then
+      insert into account_limit_usage (account_id, channel, day_of, day_used_cents, night_of, night_used_cents, month_of, month_used_cents)
+      values (p_account_id, p_channel,
+              case when v_period = 'DAY' then v_period_of end, case when v_period = 'DAY' then p_amount else 0 end,
+              case when v_period = 'NIGHT' then v_period_of end, case when v_period = 'NIGHT' then p_amount else 0 end,
+              s.month_of, p_amount);
+    end if;
+  end if;
+  period := v_period;
+  period_of := v_period_of;
+  month_of := s.month_of;
   return next;
-end $$;
-
--- Counts a posted debit in its account's usage (account_limit_usage), in the periods limit_check named: a period that
--- is over starts again from this debit. The caller holds the account's lock, so one row is read and written at a time.
-create or replace function count_limits(p_account_id uuid, p_channel text, p_amount bigint, p_period text, p_period_of date, p_month_of date)
-returns void
-language plpgsql as $$
-begin
-  insert into account_limit_usage as u (account_id, channel, day_of, day_used_cents, night_of, night_used_cents, month_of, month_used_cents)
-  values (p_account_id, p_channel,
-          case when p_period = 'DAY' then p_period_of end, case when p_period = 'DAY' then p_amount else 0 end,
-          case when p_period = 'NIGHT' then p_period_of end, case when p_period = 'NIGHT' then p_amount else 0 end,
-          p_month_of, p_amount)
-  on conflict (account_id, channel) do update set
-    day_of = case when p_period = 'DAY' then p_period_of else u.day_of end,
-    day_used_cents = case when p_period is distinct from 'DAY' then u.day_used_cents
-                          when u.day_of = p_period_of then u.day_used_cents + p_amount else p_amount end,
-    night_of = case when p_period = 'NIGHT' then p_period_of else u.night_of end,
-    night_used_cents = case when p_period is distinct from 'NIGHT' then u.night_used_cents
-                            when u.night_of = p_period_of then u.night_used_cents + p_amount else p_amount end,
-    month_of = p_month_of,
-    month_used_cents = case when u.month_of = p_month_of then u.month_used_cents + p_amount else p_amount end;
 end $$;
 
 -- Gives a debit's amount (or the part of it returned) back to the periods it was counted in, those that are not over:

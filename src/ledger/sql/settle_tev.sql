@@ -41,7 +41,7 @@ declare
   v_reason text;
   v_description text;
   v_now timestamptz;
-  -- The limits: the one a debit breaks, else the periods it is counted in (limit_check).
+  -- The limits: the one a debit breaks, else the periods it is counted in (check_and_count_limits).
   v_limit_refusal jsonb;
   v_period text;
   v_period_of date;
@@ -114,11 +114,11 @@ begin
     when p_amount <= v_fee_in then 'AMOUNT_BELOW_RECEIVE_FEE'
     when v_src.balance_cents < p_amount + v_fee_out then 'INSUFFICIENT_BALANCE'
   end;
-  -- The source's limits last, for a transfer that would settle now; it is counted only once it settles below (a
-  -- retry that finds its record settled counts nothing).
+  -- The source's limits last, for a transfer that would settle now, counted at once; given back below when it does
+  -- not settle after all (a retry that finds its record settled counts nothing).
   if v_reason is null and p_mode <> 'DEFER' then
     select * into v_limit_refusal, v_period, v_period_of, v_month_of
-      from limit_check(p_tenant_id, v_src.id, v_src.holder_type, 'TEV', p_amount, null, v_dst.agency, v_dst.number);
+      from check_and_count_limits(p_tenant_id, v_src.id, v_src.holder_type, 'TEV', p_amount, null, v_dst.agency, v_dst.number);
     if v_limit_refusal is not null then v_reason := 'LIMIT_EXCEEDED'; end if;
   end if;
 
@@ -137,6 +137,11 @@ begin
 
   if v_tev.id is null then
     select * into v_tev from tev_transfer t where t.id = p_tev_id;
+    -- Counted in its limits above, and settled only if it is this request's record, still PROCESSING: else given back.
+    if v_reason is null and v_month_of is not null
+       and not (v_tev.id is not null and v_tev.request_hash = p_request_hash and v_tev.status = 'PROCESSING' and p_mode <> 'DEFER') then
+      perform give_back_limits(v_src.id, 'TEV', p_amount, v_period, v_period_of, v_month_of);
+    end if;
     -- Not this request's record: the conflict was another transfer's externalRef.
     if v_tev.id is null then code := 'EXTERNAL_REF_TAKEN'; return next; return; end if;
     if v_tev.request_hash <> p_request_hash then code := 'IDEMPOTENCY_KEY_REUSED'; return next; return; end if;
@@ -179,9 +184,6 @@ begin
   -- 'date' is when the transfer was submitted; 'paymentDate' when it settled, in America/Sao_Paulo.
   v_when := jsonb_build_object('date', iso_utc(v_tev.created_at), 'endToEndId', v_tev.end_to_end_id,
                                'paymentDate', sao_paulo_payment_date(v_now));
-  if v_month_of is not null then
-    perform count_limits(v_src.id, 'TEV', p_amount, v_period, v_period_of, v_month_of);
-  end if;
   -- The source pays amount and its fee, the destination receives the amount less its fee, the tenant's fee revenue
   -- account both fees (the platform's side of the double entry, one credit).
   perform post_movements(p_tenant_id, v_now, array[
