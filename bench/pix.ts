@@ -37,7 +37,7 @@ import { checkConservation, LEDGER_CHECKS, PIX_PAYOUT_CHECK } from './lib/conser
 import { closeHttp, request } from './lib/http.ts';
 import { admin, assertPlatformUp, clientToken, config, fundAccounts, holderUrl, mapLimit, openPool, registerHolders, say, timed } from './lib/platform.ts';
 import { cpuOver, processes, type Proc } from './lib/proc.ts';
-import { Latencies, seconds, since } from './lib/stats.ts';
+import { abbaOrder, Latencies, seconds, since } from './lib/stats.ts';
 import { printSummary, type Figure } from './lib/summary.ts';
 import { errorsOf, HOT_SHARE, httpClient, loadAverage, printLoad, runLoad, setUpTev } from './lib/tev-load.ts';
 
@@ -168,8 +168,9 @@ function printPix(t: PixTally): number {
 const UNREACHED_LIMIT_CENTS = '100000000000';
 
 /**
- * The same Pix burst on a tenant without limits and on one whose persons have them, alternately, each drained before
- * the next so that no backlog of one slows the other; each round's rate and latencies, then the means and their ratio.
+ * The same Pix burst on a tenant without limits and on one whose persons have them, alternately in ABBA order
+ * (`abbaOrder`), each drained before the next so that no backlog of one slows the other; each round's rate and
+ * latencies, then the means and their ratio.
  */
 async function compareLimits(pool: pg.Pool, without: PixSetup, figures: Figure[]): Promise<boolean> {
   say(`\nlimits: a second Pix tenant whose persons have Pix limits (limits:set, ${UNREACHED_LIMIT_CENTS} cents each)`);
@@ -178,7 +179,7 @@ async function compareLimits(pool: pg.Pool, without: PixSetup, figures: Figure[]
   await admin('limits:set', '--tenant', limited.tenantId, '--holder-type', 'PERSON', '--channel', 'PIX', ...values);
   const runs: Record<'without' | 'with', PixTally[]> = { without: [], with: [] };
   for (let round = 1; round <= LIMIT_ROUNDS; round++) {
-    for (const [which, setup] of [['without', without], ['with', limited]] as const) {
+    for (const [which, setup] of abbaOrder(round, ['without', without] as const, ['with', limited] as const)) {
       say(`\nHTTP POST /pix/payment, ${MOST_CLIENTS} clients, ${which} limits (round ${round}; load average before: ${loadAverage()})`);
       const phaseStart = new Date();
       const tally = await closedLoop(setup.payers, MOST_CLIENTS);

@@ -32,7 +32,7 @@ import { checkConservation } from './lib/conservation.ts';
 import { admin, apiUrl, assertPlatformUp, config, openPool, say } from './lib/platform.ts';
 import { measureTemporalFloor } from './floor/floor.ts';
 import { rawPosting } from './lib/pgbench.ts';
-import { since } from './lib/stats.ts';
+import { abbaOrder, since } from './lib/stats.ts';
 import { printSummary, type Figure } from './lib/summary.ts';
 import {
   amountCents,
@@ -107,8 +107,8 @@ async function directClient(settle: Settle, s: TevSetup, deadline: number, r: Lo
 const UNREACHED_LIMIT_CENTS = '100000000000';
 
 /**
- * The same HTTP load on a tenant without limits and on one whose every account has them, alternately, so that both see
- * the same machine and the same growth of the tables; each round's rate and latencies, then the means and their ratio.
+ * The same HTTP load on a tenant without limits and on one whose every account has them, alternately and in ABBA order
+ * (`abbaOrder`), so that both see the same machine, its drift and the same growth of the tables; each round's rate and latencies, then the means and their ratio.
  */
 async function compareLimits(pool: pg.Pool, without: TevSetup, figures: Figure[]): Promise<boolean> {
   say(`\nlimits: a second tenant whose persons have TEV and Pix limits (limits:set, ${UNREACHED_LIMIT_CENTS} cents each)`);
@@ -119,7 +119,7 @@ async function compareLimits(pool: pg.Pool, without: TevSetup, figures: Figure[]
   }
   const rates: Record<'without' | 'with', number[]> = { without: [], with: [] };
   for (let round = 1; round <= LIMIT_ROUNDS; round++) {
-    for (const [which, setup] of [['without', without], ['with', limited]] as const) {
+    for (const [which, setup] of abbaOrder(round, ['without', without] as const, ['with', limited] as const)) {
       const r = await runLoad(`HTTP POST /v1/tev, ${which} limits (round ${round})`, MOST_CLIENTS, SECONDS, (deadline, res) => httpClient(setup, HOT_SHARE, deadline, res));
       const rate = printLoad(r, 200, 'done');
       rates[which].push(rate);

@@ -28,3 +28,10 @@ export class Latencies {
 export const since = (start: number) => performance.now() - start;
 
 export const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+
+/**
+ * Two runs to compare, in the order of a round: A then B in odd rounds, B then A in even ones (ABBA). On a machine whose
+ * speed drifts during a run (the shared machine slowed by half within one here), each side then runs first as often as
+ * second, and a steady drift weighs on both alike instead of on whichever always runs second.
+ */
+export const abbaOrder = <T>(round: number, a: T, b: T): [T, T] => (round % 2 === 1 ? [a, b] : [b, a]);
