@@ -25,8 +25,9 @@ const PayoutCreated = z
       amountCents: cents('2590'),
       feeCents: cents('0').nullable().openapi({ description: 'null while PENDING' }),
       createdAt: utcDateTime(),
-      trustedContact: z.boolean().openapi({
-        description: 'The receiver (its key, or its account at this platform) is a trusted contact of the paying account, added at least 24 h ago: exempt from its night limit, not from the monthly one',
+      trustedContact: z.boolean().nullable().openapi({
+        description:
+          'The receiver (its key, or its account at this platform) is a trusted contact of the paying account, added at least 24 h ago: exempt from its night limit, not from the monthly one. null while PENDING when the debit has not answered yet',
       }),
     }),
   })

@@ -32,8 +32,8 @@ export interface PayoutView {
   amountCents: string;
   feeCents: string | null;
   createdAt: string;
-  /** The receiver is a trusted contact of the paying account (exempt from its night limit). */
-  trustedContact: boolean;
+  /** The receiver is a trusted contact of the paying account (exempt from its night limit); null while not known (PENDING). */
+  trustedContact: boolean | null;
 }
 
 interface HolderPayer {
@@ -130,7 +130,7 @@ async function payDynamicCode(ctx: PaymentContext, request: QrCodePayment, code:
   await checkPin(request.auth, ctx.config, request.pin);
   // A retry must answer what the first request did, even though the charge it paid no longer reads as payable.
   const retried = await retriedQrPayout(request.auth.em, request.account.id, request.idempotencyKey, code.url, request.amountCents);
-  if (retried) return answerOf(retried.outcome, await isTrustedReceiver(request.auth.em, request.account.id, retried.receiver));
+  if (retried) return answerOf({ ...retried.outcome, trustedContact: await isTrustedReceiver(request.auth.em, request.account.id, retried.receiver) });
   const charge = await readScannedCharge(ctx.pixProvider, code, ctx.config.publicBaseUrl, new Date());
   const amountCents = scannedChargeAmount(charge, code, request.amountCents);
   const beneficiary = await ctx.pixProvider.resolveChargeReceiver(charge);
@@ -161,12 +161,10 @@ async function pay(ctx: PaymentContext, payer: Payer, payment: Payment): Promise
     const held: HeldPayment = { kind: 'PIX', ...payment, amountCents: payment.amountCents.toString() };
     return { kind: 'held', held: await holdForApproval(ctx, { tenantId, source: payer.account, requesterHolderId: payer.requesterHolderId, idempotencyKey: payer.idempotencyKey, payment: held }) };
   }
-  // Read before the debit, not beside it: the PIN's check and the key's lookup before it cost far more.
-  const trustedContact = await isTrustedReceiver(payer.em, payer.account.id, payment);
   const debit = payoutDebitOf(config.KEY_PEPPER, { ...payment, tenantId, account: payer.account, idempotencyKey: payer.idempotencyKey });
   const start = pixPayoutStart({ payoutId: debit.payoutId, tenantId, accountId: payer.account.id, timing: payoutTiming(config) });
   try {
-    return answerOf(await within(ctx.pixDebits.debit({ debit, handOff: { taskQueue: config.TEMPORAL_TASK_QUEUE, start } }), config.TEV_RESPONSE_DEADLINE_MS), trustedContact);
+    return answerOf(await within(ctx.pixDebits.debit({ debit, handOff: { taskQueue: config.TEMPORAL_TASK_QUEUE, start } }), config.TEV_RESPONSE_DEADLINE_MS));
   } catch (err) {
     if (isRefusal(err)) throw err;
     if (definitelyRefused(err)) {
@@ -175,14 +173,16 @@ async function pay(ctx: PaymentContext, payer: Payer, payment: Payment): Promise
     }
     logger.warn({ err, payoutId: debit.payoutId }, 'Pix debit outcome unknown; handing the request to its settlement workflow');
     handOffUncertain(temporal.client, orm, config.TEMPORAL_TASK_QUEUE, { ...start, args: [{ ...(start.args[0] as PixPayoutInput), debit }] }, logger);
-    return answerOf({ kind: 'pending', payoutId: debit.payoutId, amountCents: debit.amountCents }, trustedContact);
+    // Not known either whether the receiver is trusted: the debit that answers it may not have run.
+    return answerOf({ kind: 'pending', payoutId: debit.payoutId, amountCents: debit.amountCents, trustedContact: null });
   }
 }
 
 /** Why `debit_pix_payout` rejects a payment (nothing moved), each the name of its refusal in the catalog. */
 const DEBIT_REJECTIONS = refusals('INSUFFICIENT_BALANCE', 'SOURCE_NOT_ACTIVE', 'LIMIT_EXCEEDED');
 
-function answerOf(debited: DebitOutcome, trustedContact: boolean): PaymentAnswer {
+function answerOf(debited: DebitOutcome): PaymentAnswer {
+  const { trustedContact } = debited;
   // Accepted, not debited yet: the workflow debits (or refuses) as soon as a worker runs it.
   if (debited.kind === 'pending') {
     return {

@@ -28,20 +28,23 @@ export interface DebitRow {
   created_at: string | null;
   /** A payout REJECTED with LIMIT_EXCEEDED: the limit it broke. */
   details: LimitBreach | null;
+  /** The receiver is a trusted contact of the payer now (`is_trusted_contact`), read by the debit for its answer. */
+  trusted_contact: boolean;
 }
 
 /**
  * What the debit came to: PROCESSING or REJECTED (with the limit broken, for LIMIT_EXCEEDED), or PENDING for a payout
- * recorded earlier whose workflow debits it.
+ * recorded earlier whose workflow debits it; and whether its receiver is a trusted contact of the payer, null where
+ * the debit did not answer it.
  */
 export type DebitOutcome =
-  | { kind: 'decided'; opening: PayoutOpening; limitBreach: LimitBreach | null }
-  | { kind: 'pending'; payoutId: string; amountCents: string };
+  | { kind: 'decided'; opening: PayoutOpening; limitBreach: LimitBreach | null; trustedContact: boolean | null }
+  | { kind: 'pending'; payoutId: string; amountCents: string; trustedContact: boolean | null };
 
 /** 3 movements and 4 entries at most; cuid2 ids are made here, where the library is. */
 const newPostingIds = (): string[] => Array.from({ length: 7 }, newCuid);
 
-const ANSWER = `code, status, reason, fee_cents::text as fee_cents, ${isoUtc('created_at')} as created_at, details`;
+const ANSWER = `code, status, reason, fee_cents::text as fee_cents, ${isoUtc('created_at')} as created_at, details, trusted_contact`;
 
 const DEBIT_PARAMS = ['', '::uuid', '::uuid', '', '::bigint', '', '', '::jsonb', '::jsonb', '', '', '', '::text[]', '::jsonb'];
 
@@ -84,7 +87,7 @@ const DEBIT_REFUSALS = refusals('SOURCE_NOT_FOUND', 'IDEMPOTENCY_KEY_REUSED');
 export function outcomeOf(d: PayoutDebit, row: DebitRow): DebitOutcome {
   const refusal = DEBIT_REFUSALS.find((code) => code === row.code);
   if (refusal) throw new DomainError(refusal);
-  if (row.code === 'PENDING') return { kind: 'pending', payoutId: d.payoutId, amountCents: d.amountCents };
+  if (row.code === 'PENDING') return { kind: 'pending', payoutId: d.payoutId, amountCents: d.amountCents, trustedContact: row.trusted_contact };
   return {
     kind: 'decided',
     opening: {
@@ -96,6 +99,7 @@ export function outcomeOf(d: PayoutDebit, row: DebitRow): DebitOutcome {
       createdAt: row.created_at!,
     },
     limitBreach: row.details,
+    trustedContact: row.trusted_contact,
   };
 }
 outcomeOf.raises = DEBIT_REFUSALS;

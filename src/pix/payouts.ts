@@ -68,8 +68,8 @@ export async function retriedQrPayout(
   if (recorded.qr?.location !== location || (amountCents !== undefined && amountCents !== recorded.amountCents)) throw idempotencyConflict();
   const opening = openingOf(recorded);
   const outcome: DebitOutcome = opening
-    ? { kind: 'decided', opening, limitBreach: recorded.limitBreach }
-    : { kind: 'pending', payoutId: recorded.id, amountCents: recorded.amountCents.toString() };
+    ? { kind: 'decided', opening, limitBreach: recorded.limitBreach, trustedContact: null }
+    : { kind: 'pending', payoutId: recorded.id, amountCents: recorded.amountCents.toString(), trustedContact: null };
   return { outcome, receiver: recorded };
 }
 retriedQrPayout.raises = refusals('IDEMPOTENCY_KEY_REUSED');

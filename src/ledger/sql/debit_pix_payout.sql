@@ -107,9 +107,9 @@ end $$;
 create or replace function debit_pix_payout(
   p_payout_id text, p_tenant_id uuid, p_account_id uuid, p_channel text, p_amount bigint, p_pix_key text, p_pix_key_type text,
   p_beneficiary jsonb, p_qr jsonb, p_description text, p_idempotency_key text, p_request_hash text, p_ids text[], p_handoff jsonb
-) returns table (code text, status text, reason text, fee_cents bigint, created_at timestamptz, details jsonb)
+) returns table (code text, status text, reason text, fee_cents bigint, created_at timestamptz, details jsonb, trusted_contact boolean)
 language sql volatile as $$
-  select b.code, b.status, b.reason, b.fee_cents, b.created_at, b.details
+  select b.code, b.status, b.reason, b.fee_cents, b.created_at, b.details, b.trusted_contact
     from debit_pix_payout_batch(jsonb_build_array(jsonb_build_object(
            'payout_id', p_payout_id, 'tenant_id', p_tenant_id, 'account_id', p_account_id, 'channel', p_channel, 'amount', p_amount,
            'pix_key', p_pix_key, 'pix_key_type', p_pix_key_type, 'beneficiary', p_beneficiary, 'qr', p_qr, 'description', p_description,

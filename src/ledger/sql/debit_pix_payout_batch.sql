@@ -1,8 +1,10 @@
--- Its answer gained `details` (a limit's refusal): a return type changes only by dropping the function.
+-- Its answer gained `details` (a limit's refusal), then `trusted_contact`: a return type changes only by dropping the
+-- function.
 drop function if exists debit_pix_payout_batch(jsonb);
 -- Generic plans: PostgreSQL otherwise planned its statements on the batch's JSON again at every call.
 create function debit_pix_payout_batch(p_items jsonb)
-returns table (ord bigint, code text, status text, reason text, fee_cents bigint, created_at timestamptz, details jsonb)
+returns table (ord bigint, code text, status text, reason text, fee_cents bigint, created_at timestamptz, details jsonb,
+               trusted_contact boolean)
 language plpgsql set plan_cache_mode = force_generic_plan as $$
 #variable_conflict use_column
 declare
@@ -13,6 +15,9 @@ declare
   v_debited jsonb := '{}'::jsonb;
   v_accepted jsonb := '{}'::jsonb;
   v_handoffs jsonb := '[]'::jsonb;
+  -- The receiver is a trusted contact of the payer now (is_trusted_contact), for the answer: read here, the request
+  -- does not pay a query of its own for it.
+  v_trusted boolean;
 begin
   -- Pix debits in one transaction. The payers are locked first, all of them, in id order; each debit is then decided
   -- on its payer (debit_pix_payout_payer), and those accepted are posted together last (post_pix_debits), so batches
@@ -20,11 +25,15 @@ begin
   perform lock_account_rows(array(select (e->>'account_id')::uuid from jsonb_array_elements(p_items) e));
 
   for r in select e.item, e.ord from jsonb_array_elements(p_items) with ordinality e(item, ord) loop
+    -- By the key paid, or, for an account of this platform, by its branch and number.
+    v_trusted := is_trusted_contact((r.item->>'account_id')::uuid, r.item->>'pix_key',
+      case when r.item->'beneficiary'->>'ispb' = platform_ispb() then r.item->'beneficiary'->>'branch' end,
+      case when r.item->'beneficiary'->>'ispb' = platform_ispb() then r.item->'beneficiary'->>'account' end, now());
     if v_accepted ? (r.item->>'payout_id') then
       -- The same request twice in one batch: the second answers as the first (accepted, not recorded yet).
       return query select r.ord,
         case when v_accepted->(r.item->>'payout_id')->>'request_hash' <> r.item->>'request_hash' then 'IDEMPOTENCY_KEY_REUSED' else 'RECORDED' end,
-        'PROCESSING', null::text, (v_accepted->(r.item->>'payout_id')->>'fee')::bigint, now(), null::jsonb;
+        'PROCESSING', null::text, (v_accepted->(r.item->>'payout_id')->>'fee')::bigint, now(), null::jsonb, v_trusted;
       continue;
     end if;
     select * into d from debit_pix_payout_payer(
@@ -40,7 +49,7 @@ begin
       -- The settlement workflow's hand-off, due at once: no request waits for Temporal, the reconciler starts it.
       if nullif(r.item->'handoff', 'null'::jsonb) is not null then v_handoffs := v_handoffs || jsonb_build_array(r.item->'handoff'); end if;
     end if;
-    return query select r.ord, d.code, d.status, d.reason, d.fee_cents, d.created_at, d.details;
+    return query select r.ord, d.code, d.status, d.reason, d.fee_cents, d.created_at, d.details, v_trusted;
   end loop;
 
   -- The settlement workflows' hand-offs and the payouts first, the posting last: it locks the tenant's settlement

@@ -1151,8 +1151,8 @@ export interface components {
                  * @example 2026-11-22T13:45:07.123Z
                  */
                 createdAt: string;
-                /** @description The receiver (its key, or its account at this platform) is a trusted contact of the paying account, added at least 24 h ago: exempt from its night limit, not from the monthly one */
-                trustedContact: boolean;
+                /** @description The receiver (its key, or its account at this platform) is a trusted contact of the paying account, added at least 24 h ago: exempt from its night limit, not from the monthly one. null while PENDING when the debit has not answered yet */
+                trustedContact: boolean | null;
             };
         };
         PixPayment: {
