@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Authenticator } from '../http/route.ts';
 import type { PlatformContext } from '../platform-context.ts';
 import { refusals, unauthorized } from '../shared/errors.ts';
-import { findTenant, tenantKeyIsActive } from '../tenants/service.ts';
+import { activeTenantKey } from '../tenants/service.ts';
 import { Holder } from './entities.ts';
 import { assertNotBlocked } from './service.ts';
 import { verifyHolderToken, type HolderClaims } from './tokens.ts';
@@ -31,14 +31,12 @@ export function holderAuthenticator({ config, orm, credentials }: PlatformContex
       const claims = verifyHolderToken(config, header.slice('Bearer '.length));
       if (claims.tid !== headers['x-tenant-id']) throw unauthorized('TOKEN_OF_ANOTHER_TENANT');
       const em = orm.em.fork();
-      if (claims.kid && !(await tenantKeyIsActive(em, credentials, claims.tid, claims.kid))) {
-        throw unauthorized('ISSUING_KEY_REVOKED');
-      }
+      const tenantKey = claims.kid ? await activeTenantKey(em, credentials, claims.tid, claims.kid) : null;
+      if (claims.kid && !tenantKey) throw unauthorized('ISSUING_KEY_REVOKED');
       const holder = await em.findOne(Holder, { id: claims.sub, tenantId: claims.tid });
       if (!holder || holder.type !== claims.type) throw unauthorized('HOLDER_UNKNOWN');
       assertNotBlocked(holder);
-      const pinExempt = Boolean(claims.kid && (await findTenant(em, claims.tid))?.pinExempt);
-      return { holder, claims, pinExempt, em };
+      return { holder, claims, pinExempt: Boolean(tenantKey?.pinExempt), em };
     },
   };
 }

@@ -5,7 +5,7 @@ import { DomainError, notFound, refusals, unauthorized, validationError } from '
 import { newCuid, newUuid } from '../shared/ids.ts';
 import { REVOCATION_CHANNEL, type CredentialCache, type CredentialRef } from './credential-cache.ts';
 import { ApiKey, Tenant, TenantApiKey } from './entities.ts';
-import { createTenantAccounts, notifyAtCommit } from './store.ts';
+import { createTenantAccounts, notifyAtCommit, readTenantKey } from './store.ts';
 
 /** A tenant, with its own fee revenue and settlement accounts, in one transaction. */
 export async function createTenant(em: EntityManager, input: { name: string; pinExempt: boolean }): Promise<Tenant> {
@@ -60,12 +60,13 @@ authenticateTenantKey.raises = refusals('UNAUTHORIZED');
 const announceRevocation = (em: EntityManager, ref: CredentialRef) => notifyAtCommit(em, REVOCATION_CHANNEL, ref);
 
 /** True while the tenant key that issued a client token is still valid (revocation ends its tokens at once). */
-export async function tenantKeyIsActive(em: EntityManager, cache: CredentialCache, tenantId: string, keyId: string): Promise<boolean> {
-  const row = await cache.get(`tnk:${keyId}`, async () => {
-    const key = await em.findOne(TenantApiKey, { id: keyId }, { fields: ['id', 'tenantId', 'revokedAt'] });
-    return key && { tenantId: key.tenantId, revoked: Boolean(key.revokedAt) };
-  });
-  return Boolean(row && row.tenantId === tenantId && !row.revoked);
+/**
+ * A tenant key of the tenant that is not revoked, with what its client tokens may do: write without the PIN when the
+ * tenant is PIN-exempt (set when the tenant is created, never changed, so it is cached with the key); null otherwise.
+ */
+export async function activeTenantKey(em: EntityManager, cache: CredentialCache, tenantId: string, keyId: string): Promise<{ pinExempt: boolean } | null> {
+  const row = await cache.get(`tnk:${keyId}`, () => readTenantKey(em, keyId));
+  return row && row.tenantId === tenantId && !row.revoked ? { pinExempt: row.pinExempt } : null;
 }
 
 export async function createApiKey(em: EntityManager, pepper: string, tenantId: string, pixAccountIds: string[]): Promise<{ id: string; key: string }> {
