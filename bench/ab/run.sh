@@ -21,7 +21,10 @@ export PATH="$CURRENT/node_modules/.bin:$PATH"
 A_PID=
 B_PID=
 mkdir -p $OUT && rm -f $OUT/*
-B_ENV="DATABASE_URL=postgres://postgres:postgres@127.0.0.1:5433/banking_ab TEMPORAL_ADDRESS=127.0.0.1:7233 PORT=3100 API_PORT=3101 PIX_PROVIDER_URL=http://127.0.0.1:3102 TEMPORAL_TASK_QUEUE=ab-baseline"
+# The baseline reaches the shared server as the current tree does, by its Unix socket (scripts/lib/embedded-postgres.ts),
+# whatever its own version would have used: the A/B compares the code, not the transport.
+SOCKET=$(node -e 'process.stdout.write(encodeURIComponent(process.argv[1]))' "$CURRENT/data/pg")
+B_ENV="DATABASE_URL=postgres://postgres:postgres@$SOCKET:5433/banking_ab TEMPORAL_ADDRESS=127.0.0.1:7233 PORT=3100 API_PORT=3101 PIX_PROVIDER_URL=http://127.0.0.1:3102 TEMPORAL_TASK_QUEUE=ab-baseline"
 ready() { for _ in $(seq 1 240); do grep -q "platform ready" "$1" && return 0; sleep 1; done; echo "not ready: $1"; tail "$1"; exit 1; }
 stop() { pkill -CONT -f "server start-dev" || true; pkill -CONT -f "worker/main.ts" || true; kill -INT $A_PID $B_PID 2>/dev/null || true; wait || true; }
 trap stop EXIT

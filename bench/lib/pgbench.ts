@@ -18,7 +18,8 @@ function libpqEnv(databaseUrl: string): NodeJS.ProcessEnv {
   const u = new URL(databaseUrl);
   return {
     ...process.env,
-    PGHOST: u.hostname,
+    // A socket directory is percent-encoded as the host (embeddedDatabaseUrl); PGHOST takes it as a path.
+    PGHOST: decodeURIComponent(u.hostname),
     PGPORT: u.port || '5432',
     PGUSER: decodeURIComponent(u.username),
     PGPASSWORD: decodeURIComponent(u.password),

