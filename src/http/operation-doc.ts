@@ -6,12 +6,25 @@ import { errorExample, errorSchema, HEADER_SCHEMES, REQUEST_ID_HEADER, REQUEST_I
 /** Any zod object schema: the shape of params, query and headers. */
 export type AnyObject = z.ZodObject<z.ZodRawShape>;
 
+/** The media types a response body is documented in. */
+export type ContentType =
+  | 'application/json'
+  | 'text/html'
+  | 'text/plain'
+  | 'application/jose'
+  | 'application/problem+json'
+  | 'application/pdf'
+  | 'text/csv'
+  | 'application/x-ofx';
+
 /** One documented response: its body (JSON unless said otherwise) with an example of it. */
 export interface ResponseDoc {
   description: string;
   schema?: z.ZodType;
   example?: unknown;
-  contentType?: 'application/json' | 'text/html' | 'text/plain' | 'application/jose' | 'application/problem+json';
+  contentType?: ContentType;
+  /** The same answer in other media types, which the request's Accept chooses (a receipt as a PDF). */
+  alternatives?: readonly { contentType: ContentType; schema: z.ZodType; example?: unknown }[];
   headers?: Record<string, { description: string; schema: { type: 'string' } }>;
 }
 
@@ -60,8 +73,14 @@ function documentedHeaders(headers: AnyObject | undefined, security: SecurityReq
 
 function response(r: ResponseDoc) {
   const headers = { ...REQUEST_ID_HEADER, ...r.headers };
-  if (!r.schema) return { description: r.description, headers };
-  return { description: r.description, headers, content: { [r.contentType ?? 'application/json']: { schema: r.schema, example: r.example } } };
+  const content = Object.fromEntries(
+    [...(r.schema ? [{ contentType: r.contentType ?? 'application/json', schema: r.schema, example: r.example }] : []), ...(r.alternatives ?? [])].map((m) => [
+      m.contentType,
+      { schema: m.schema, example: m.example },
+    ]),
+  );
+  if (Object.keys(content).length === 0) return { description: r.description, headers };
+  return { description: r.description, headers, content };
 }
 
 /** Answered by the HTTP parser before a request exists: no request id is given to them. */

@@ -14,11 +14,10 @@ export interface Authenticator<A> extends Raising {
   authenticate(req: Request, headers: Record<string, unknown>): Promise<A>;
 }
 
-export interface Reply {
-  status: number;
-  body: unknown;
-  headers?: Record<string, string>;
-}
+/** A JSON answer, or one the handler writes itself in the media type the request accepted (a PDF, a streamed export). */
+export type Reply =
+  | { status: number; body: unknown; headers?: Record<string, string> }
+  | { status: number; contentType: string; headers?: Record<string, string>; write(res: Response): Promise<void> };
 
 /**
  * A route: its OpenAPI operation (`OperationDoc`, with the request schemas typed for the handler) and its handler.
@@ -43,12 +42,14 @@ export interface RouteSpec<P extends AnyObject | undefined, Q extends AnyObject 
    * one table (error-codes.ts); route.ts adds what every route and its authenticator answer.
    */
   raises?: readonly Raising[];
-  handler(input: { params: Infer<P>; query: Infer<Q>; headers: Infer<H>; body: Infer<B>; auth: A; req: Request; res: Response }): Promise<Reply>;
+  /** The media types the route answers, which Accept chooses (the first for any); the handler is told which (`accepted`). JSON when absent. */
+  produces?: readonly string[];
+  handler(input: { params: Infer<P>; query: Infer<Q>; headers: Infer<H>; body: Infer<B>; auth: A; accepted: string; req: Request; res: Response }): Promise<Reply>;
 }
 
 /**
  * What any request can be answered, whatever serves it: a refused input or body (the JSON layer reads a body on every
- * path), the HTTP server's limits, a failure, or the request deadline. Routes also refuse an Accept without JSON.
+ * path), the HTTP server's limits, a failure, or the request deadline. Routes also refuse an Accept without a media type they answer.
  */
 export const HTTP_LAYER_ERRORS: ErrorsByStatus = {
   400: ['VALIDATION_ERROR'],
@@ -101,9 +102,12 @@ export function defineRoute<P extends AnyObject | undefined, Q extends AnyObject
     errors: mergeErrors(ROUTE_ERRORS, errorsRaisedBy([...(spec.auth ? [spec.auth] : []), ...(spec.raises ?? [])])),
   });
 
+  const produces = [...(spec.produces ?? ['application/json'])];
+  const notAcceptable = spec.produces ? `This endpoint answers ${produces.join(', ')}; send one of them in Accept` : ERROR_CODES.NOT_ACCEPTABLE;
   router[spec.method](spec.path, async (req: Request, res: Response, next: NextFunction) => {
     try {
-      if (!req.accepts('application/json')) throw new AppError(406, 'NOT_ACCEPTABLE', ERROR_CODES.NOT_ACCEPTABLE);
+      const accepted = req.accepts(produces);
+      if (!accepted) throw new AppError(406, 'NOT_ACCEPTABLE', notAcceptable);
       const headers = spec.headers ? parse(spec.headers, req.headers, 'headers') : undefined;
       const auth = spec.auth ? await spec.auth.authenticate(req, (headers ?? {}) as Record<string, unknown>) : undefined;
       assertStorable(req.params, 'params');
@@ -114,10 +118,22 @@ export function defineRoute<P extends AnyObject | undefined, Q extends AnyObject
         throw validationError('The request needs a JSON body with Content-Type: application/json');
       }
       const body = spec.body ? parse(spec.body, req.body, 'body') : undefined;
-      const reply = await spec.handler({ params, query, headers, body, auth, req, res } as never);
+      const reply = await spec.handler({ params, query, headers, body, auth, accepted, req, res } as never);
       // The request deadline answered already (503); the work itself finished, and a retry finds its result.
       if (res.headersSent) return;
       if (reply.headers) res.set(reply.headers);
+      if ('write' in reply) {
+        res.status(reply.status).type(reply.contentType);
+        try {
+          await reply.write(res);
+        } catch (err) {
+          if (!res.headersSent) throw err;
+          // Part of the body is out: ending the connection, not the body, tells the client it is incomplete.
+          req.log.error({ err }, 'answer failed while it was sent');
+          res.destroy();
+        }
+        return;
+      }
       res.status(reply.status).json(reply.body);
     } catch (err) {
       next(err);
