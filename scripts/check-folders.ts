@@ -26,7 +26,7 @@ export const FLOORS: readonly (readonly string[])[] = [
   ['pix/'],
   ['contacts/', 'batches/'],
   ['payments/', 'statements/', 'sandbox/'],
-  ['schedules/'], // pays through payments/
+  ['schedules/', 'receipts/'], // schedules/ pays through payments/; receipts/ reads payouts as statements/ names them
   // What puts the modules together: the entity list and openDatabase; the operator CLI, which opens it, and the api's
   // two apps; the api process, which opens it and serves them.
   ['database.ts'],

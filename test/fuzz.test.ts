@@ -82,6 +82,12 @@ beforeAll(async () => {
     'POST /accounts/{accountId}/tev/payment': { params: { accountId: alice.account.id }, body: { accountNumber: bob.account.number, amount: 1.5, pin: alice.pin, description: 'fuzz' } },
     'GET /accounts/{accountId}/transactions': { params: { accountId: alice.account.id }, query: statementRange },
     'GET /accounts/{accountId}/payouts/{payoutId}': { params: { accountId: alice.account.id, payoutId: 'c0000000000000000000fuzz' } },
+    'GET /accounts/{accountId}/payouts/{payoutId}/receipt': { params: { accountId: alice.account.id, payoutId: 'c0000000000000000000fuzz' } },
+    'GET /accounts/{accountId}/transactions/{transactionId}/receipt': { params: { accountId: alice.account.id, transactionId: randomUUID() } },
+    'GET /accounts/{accountId}/balance': { params: { accountId: alice.account.id }, query: { at: '2026-11-22T10:45:07.123-03:00' } },
+    // At most a year. Answered as CSV, OFX or PDF only: fuzzed with Accept: text/csv (below).
+    'GET /accounts/{accountId}/statement': { params: { accountId: alice.account.id }, query: { startDate: '2026-01-01', endDate: '2026-12-31' } },
+    'GET /receipts/{code}': { params: { code: '7K2M-9QXD-4HB8-T3VW' } },
     'POST /accounts/{accountId}/contacts': { params: { accountId: alice.account.id }, body: { kind: 'PIX_KEY', pixKey: 'fuzz@example.com', pixKeyType: 'EMAIL', pin: alice.pin } },
     'GET /accounts/{accountId}/contacts': { params: { accountId: alice.account.id } },
     'DELETE /accounts/{accountId}/contacts/{contactId}': { params: { accountId: alice.account.id, contactId: contact.body.id } },
@@ -215,7 +221,8 @@ test('every route of both OpenAPI documents refuses bad path, query and body val
       const before = await tenantState(tenantId);
       await inBatches(casesOf(host.base, op), 8, async (c) => {
         requests++;
-        const res: HttpResult = await http(op.method, c.url, { headers: host.headers(), ...(c.body === undefined ? {} : { body: c.body }) });
+        const accept: Record<string, string> = op.path.endsWith('/statement') ? { accept: 'text/csv' } : {};
+        const res: HttpResult = await http(op.method, c.url, { headers: { ...host.headers(), ...accept }, ...(c.body === undefined ? {} : { body: c.body }) });
         if (res.status < 400 || res.status > 499 || !isErrorBody(res.body)) {
           problems.push(`${op.method} ${op.path} ${c.what}: ${res.status} ${JSON.stringify(res.body)?.slice(0, 200)}`);
         }

@@ -11,6 +11,7 @@ import { registerPixPaymentRoutes } from '../payments/pix-routes.ts';
 import { registerHolderTevPaymentRoutes } from '../payments/tev-routes.ts';
 // Mounted when SANDBOX=1: with the api's entry point, the only production code that imports src/sandbox/ (test/sandbox-boundary.test.ts).
 import { registerSandboxRoutes } from '../sandbox/routes.ts';
+import { registerReceiptRoutes } from '../receipts/routes.ts';
 import { registerHolderScheduleRoutes } from '../schedules/routes.ts';
 import { registerStatementRoutes } from '../statements/routes.ts';
 import { registerHolderTevRoutes } from '../transfers/holder-routes.ts';
@@ -34,6 +35,7 @@ export function createHolderApp(platform: PlatformContext & PaymentContext): Exp
   registerHolderScheduleRoutes(router, registry, platform, auth);
   registerPixLocationRoutes(router, registry, platform);
   registerStatementRoutes(router, registry, platform, auth);
+  registerReceiptRoutes(router, registry, platform, auth);
   if (platform.config.SANDBOX) registerSandboxRoutes(router, registry, platform);
   return createHttpApp({
     name: 'Holder API',

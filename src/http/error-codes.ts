@@ -37,6 +37,7 @@ export const ERROR_CODES = {
   CHARGE_EXPIRED: 'This charge has expired',
   CHARGE_REMOVED: 'The receiver removed this charge',
   CHARGE_NOT_PAID: 'Only a paid charge can be refunded',
+  RECEIPT_NOT_AVAILABLE: 'A receipt exists only for a final, successful movement; this one is PROCESSING',
   WEBHOOK_DISABLED: 'The endpoint is deleted; register it again to receive events',
   CONTACT_ALREADY_EXISTS: 'This account already has this contact (not removed)',
   SCHEDULE_NOT_ACTIVE: 'This schedule has no occurrence left to run: it was cancelled, or every occurrence ran',
@@ -159,6 +160,7 @@ export const REFUSAL_STATUS: { readonly [R in Refusal]: number } = {
   PAYOUT_NOT_RETURNABLE: 422,
   RETURN_EXCEEDS_PAYOUT: 422,
   RECEIVER_NOT_FOUND: 404,
+  RECEIPT_NOT_AVAILABLE: 409,
 };
 
 /** Every code a refusal is answered with is one of the published codes, described above. */

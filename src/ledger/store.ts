@@ -11,6 +11,8 @@ import type { EntryKind, MovementPayoutStatus, MovementSource } from './types.ts
 export interface MovementRow {
   id: string;
   statement_id: string;
+  /** The operation both sides share: a TEV's tevId, a Pix payout's payoutId. */
+  operation_id: string;
   source: MovementSource;
   channel: 'TEF' | 'PIX';
   direction: 'DEBIT' | 'CREDIT';
@@ -30,7 +32,7 @@ export interface MovementRow {
   position: string;
 }
 
-export const MOVEMENT_COLUMNS = `m.id, m.statement_id, m.source, m.channel, m.direction, m.status, m.payout_status, m.status_external,
+export const MOVEMENT_COLUMNS = `m.id, m.statement_id, m.operation_id, m.source, m.channel, m.direction, m.status, m.payout_status, m.status_external,
   m.amount_cents::text as amount_cents, m.fee_cents::text as fee_cents, m.balance_after_cents::text as balance_after_cents,
   m.description, m.external_ref, m.end_to_end_id, m.reverses_movement_id, m.metadata,
   ${isoUtc('m.created_at')} as created_at, ${isoUtc('m.created_at', 'US')} as position`;
@@ -68,6 +70,12 @@ export async function findMovement(em: EntityManager, movementId: string): Promi
   return m ?? null;
 }
 
+/** A movement of the account by its statement id (the statement transaction's `id`), or null. */
+export async function findAccountMovement(em: EntityManager, accountId: string, statementId: string): Promise<MovementRow | null> {
+  const [m] = await em.execute<MovementRow[]>(`select ${MOVEMENT_COLUMNS} from movement m where m.statement_id = ? and m.account_id = ?`, [statementId, accountId]);
+  return m ?? null;
+}
+
 /** The movements of the same account that returned money of `movementId` (failure, cancellation, refund), oldest first. */
 export async function findReturnsOf(em: EntityManager, movementId: string): Promise<string[]> {
   const rows = await em.execute<{ id: string }[]>(
@@ -101,6 +109,94 @@ export async function movementsPage(
     // cursor instead of at the end of the range: a deep page costs what the first page costs.
     [accountId, range.startDate, range.endDate, ...(after ? [after.at, after.at, after.id] : []), limit],
   );
+}
+
+/** The last movement a balance at a moment includes: its statement id and the balance after it (cents, as text). */
+export interface BalanceRow {
+  statement_id: string;
+  balance_after_cents: string;
+}
+
+/**
+ * The account's last movement at `at` (ISO 8601), or its last movement of all when `at` is null; null when it has none
+ * yet. Its `balance_after_cents` is the balance then: a posting takes its time after it locks the account
+ * (post_movements), so the account's movements are applied in created_at order and the balance after the newest is the
+ * sum of every entry up to it. One read of
+ * `movement_statement_idx`, from the bound down. The bound is the instant as the statement shows times, to the
+ * millisecond: a movement whose `createdAt` is `at` itself is included.
+ */
+export async function lastMovementAt(em: EntityManager, accountId: string, at: string | null): Promise<BalanceRow | null> {
+  const [row] = await em.execute<BalanceRow[]>(
+    `select m.statement_id, m.balance_after_cents::text as balance_after_cents
+       from movement m
+      where m.account_id = ?
+        ${at === null ? '' : "and m.created_at < date_trunc('milliseconds', ?::timestamptz) + interval '1 millisecond'"}
+      order by m.created_at desc, m.id desc
+      limit 1`,
+    at === null ? [accountId] : [accountId, at],
+  );
+  return row ?? null;
+}
+
+/** A movement as a statement export writes it: what an accountant's line needs, times in UTC and in Brasília. */
+export interface ExportRow {
+  id: string;
+  statement_id: string;
+  /** ISO 8601 UTC with microseconds: the keyset position. */
+  position: string;
+  created_at: string;
+  /** Brasília wall clock, `YYYY-MM-DD HH:MM:SS`, and its offset from UTC in hours (-3). */
+  local_time: string;
+  local_offset: number;
+  channel: 'TEF' | 'PIX';
+  source: MovementSource;
+  direction: 'DEBIT' | 'CREDIT';
+  status: 'DONE' | 'PENDING' | 'FAILED';
+  /** What the movement did to the balance, fee included (cents, signed): the sum of its entries. */
+  net_cents: string;
+  fee_cents: string;
+  balance_after_cents: string;
+  description: string;
+  end_to_end_id: string | null;
+  counterpart: string | null;
+}
+
+/**
+ * One page of an account's movements in a date range (UTC days, inclusive, as the statement), oldest first, after
+ * `after`: a statement export reads the range page by page, so it never holds more than a page. Keyset on
+ * (created_at, id) over `movement_statement_idx`, read backwards. Runs on a pool connection as a named prepared
+ * statement: an export runs it thousands of times. A movement's lines move the balance by ±amount (a credit, a debit
+ * or a reversal) less the fee its side paid, so `net_cents` is its entries' sum without reading them.
+ */
+export async function exportPage(
+  em: EntityManager,
+  accountId: string,
+  range: { startDate: string; endDate: string },
+  after: { at: string; id: string } | null,
+  limit: number,
+): Promise<ExportRow[]> {
+  const pool = await em.getConnection().getNativeClient();
+  // Two statements, not one with an optional bound: a generic plan of `$4 is null or …` would not start the index scan
+  // at the bound, and each page would read the range from its start.
+  const { rows } = await pool.query<ExportRow>({
+    name: after ? 'statement_export_next_page' : 'statement_export_first_page',
+    text: `select m.id, m.statement_id, ${isoUtc('m.created_at', 'US')} as position, ${isoUtc('m.created_at')} as created_at,
+                  to_char(m.created_at at time zone 'America/Sao_Paulo', 'YYYY-MM-DD HH24:MI:SS') as local_time,
+                  extract(epoch from (m.created_at at time zone 'America/Sao_Paulo') - (m.created_at at time zone 'UTC'))::int / 3600 as local_offset,
+                  m.channel, m.source, m.direction, m.status,
+                  ((case m.direction when 'CREDIT' then m.amount_cents else -m.amount_cents end) - m.fee_cents)::text as net_cents,
+                  m.fee_cents::text as fee_cents, m.balance_after_cents::text as balance_after_cents, m.description, m.end_to_end_id,
+                  case m.direction when 'CREDIT' then m.metadata->'payer'->>'name' else m.metadata->'beneficiary'->>'name' end as counterpart
+             from movement m
+            where m.account_id = $1
+              and m.created_at >= ($2::date::timestamp at time zone 'UTC')
+              and m.created_at < (($3::date + 1)::timestamp at time zone 'UTC')
+              ${after ? 'and m.created_at >= $5::timestamptz and (m.created_at > $5::timestamptz or m.id > $6)' : ''}
+            order by m.created_at, m.id
+            limit $4`,
+    values: [accountId, range.startDate, range.endDate, limit, ...(after ? [after.at, after.id] : [])],
+  });
+  return rows;
 }
 
 /** Debits (PRIMARY and FEE) net of reversals since the start of the current month in America/Sao_Paulo, per account. */

@@ -195,6 +195,8 @@ export const REFUSALS = {
       `A return of ${amountCents} cents does not fit payout ${payoutId}: ${leftCents} cents are left to return`,
   },
   RECEIVER_NOT_FOUND: { message: 'No account of the platform has this branch and account number' },
+  // Receipts
+  RECEIPT_NOT_AVAILABLE: { message: ({ state }: { state: string }) => `A receipt exists only for a final, successful movement; this one is ${state}` },
 } as const satisfies Record<string, RefusalEntry>;
 
 export type Refusal = keyof typeof REFUSALS;

@@ -144,3 +144,55 @@ export const payoutExample = {
   ],
   metadata: metadataExample,
 };
+
+export const balanceQuery = z.object({
+  at: z.iso
+    .datetime({ offset: true, error: 'at must be an ISO 8601 date and time with its offset, e.g. 2026-11-22T10:45:07.123-03:00 or 2026-11-22T13:45:07Z' })
+    .optional()
+    .openapi({ description: 'The instant, to the millisecond (a finer fraction is cut to it); now when absent', example: '2026-11-22T10:45:07.123-03:00' }),
+});
+
+export const BalanceAt = z
+  .object({
+    accountId: uuid(),
+    at: utcDateTime().nullable().openapi({ description: 'The instant asked for, in UTC; null for the current balance' }),
+    balance: z.number().openapi({ description: 'reais, like the account\'s `balance`: the sum of every entry of the account up to `at`', example: 89.5 }),
+    lastTransactionId: uuid('c7d8e9f0-1a2b-4c3d-8e4f-5a6b7c8d9e0f')
+      .nullable()
+      .openapi({ description: "The statement `id` of the last movement the balance includes; null when none (before the account's first)" }),
+  })
+  .openapi('BalanceAt');
+
+export const balanceAtExample = { accountId: '5b7e3c1a-9d2f-4e8b-a6c4-1f0e2d3c4b5a', at: '2026-11-22T13:45:07.123Z', balance: 89.5, lastTransactionId: 'c7d8e9f0-1a2b-4c3d-8e4f-5a6b7c8d9e0f' };
+
+/**
+ * The first day after the longest range an export takes: one year from its start (29 February's year ends on
+ * 28 February). Null for a start that is not a date, which its own rule refuses: zod runs an object's refinements on
+ * a value whose fields were refused too.
+ */
+function yearAfter(startDate: string): string | null {
+  const [y, m, d] = startDate.split('-').map(Number) as [number, number, number];
+  const next = new Date(Date.UTC(y + 1, m - 1, d));
+  return Number.isNaN(next.getTime()) ? null : next.toISOString().slice(0, 10);
+}
+
+const isDay = (value: unknown): value is string => typeof value === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(value);
+
+export const exportQuery = z
+  .object({
+    startDate: day.openapi({ description: 'YYYY-MM-DD, inclusive, UTC' }),
+    endDate: day.openapi({ description: 'YYYY-MM-DD, inclusive, UTC; less than one year after startDate' }),
+  })
+  .refine((q) => q.endDate >= q.startDate, { path: ['endDate'], message: 'endDate must not be before startDate' })
+  .refine((q) => yearAfter(q.startDate) === null || !isDay(q.endDate) || q.endDate < yearAfter(q.startDate)!, { path: ['endDate'], message: 'an export covers at most one year: endDate must be before startDate plus one year' });
+
+export const OFX_EXAMPLE =
+  'OFXHEADER:100\r\nDATA:OFXSGML\r\nVERSION:102\r\nSECURITY:NONE\r\nENCODING:UTF-8\r\nCHARSET:NONE\r\nCOMPRESSION:NONE\r\nOLDFILEUID:NONE\r\nNEWFILEUID:NONE\r\n\r\n' +
+  '<OFX>\r\n…\r\n<STMTTRN>\r\n<TRNTYPE>DEBIT\r\n<DTPOSTED>20261122104507[-3:BRT]\r\n<TRNAMT>-27.00\r\n<FITID>c7d8e9f0-1a2b-4c3d-8e4f-5a6b7c8d9e0f\r\n<NAME>João Souza\r\n<MEMO>Aluguel de março\r\n</STMTTRN>\r\n…\r\n</OFX>\r\n';
+
+/** What a PDF file starts with: an example can only show that much of it. */
+export const PDF_EXAMPLE = '%PDF-1.3 …';
+
+export const CSV_EXAMPLE =
+  'date,createdAt,transactionId,type,direction,description,counterpart,amount,fee,balanceAfter,endToEndId,status\r\n' +
+  '2026-11-22 10:45:07,2026-11-22T13:45:07.123Z,c7d8e9f0-1a2b-4c3d-8e4f-5a6b7c8d9e0f,TEF,DEBIT,Aluguel de março,João Souza,-27.00,1.50,73.00,9d1c2b7e-0f4a-4e8b-a6d3-5c7e1f2a9b40,DONE\r\n';

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Account } from '../accounts/entities.ts';
 import { centsToReais } from '../shared/money.ts';
-import { entriesByMovement, movementsPage, type EntryRow, type MovementRow } from '../ledger/store.ts';
+import { entriesByMovement, lastMovementAt, movementsPage, type EntryRow, type MovementRow } from '../ledger/store.ts';
 import { decodeCursor, pageOf } from '../shared/pagination.ts';
 
 export interface StatementQuery {
@@ -48,5 +48,19 @@ export async function statementPage(em: EntityManager, account: Account, query: 
   return {
     transactions: items.map((m) => transaction(m, entries.get(m.id)!, account.pixAccountId)),
     pagination,
+  };
+}
+
+/**
+ * The balance of the account at an instant (ISO 8601), or now: exactly the balance after the last movement it includes,
+ * read in one indexed read (ledger/store.ts, lastMovementAt).
+ */
+export async function balanceAt(em: EntityManager, account: Account, at: string | undefined) {
+  const last = await lastMovementAt(em, account.id, at ?? null);
+  return {
+    accountId: account.id,
+    at: at === undefined ? null : new Date(at).toISOString(),
+    balance: last ? reais(last.balance_after_cents) : 0,
+    lastTransactionId: last?.statement_id ?? null,
   };
 }

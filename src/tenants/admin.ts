@@ -1,6 +1,7 @@
 import { z } from '../shared/zod.ts';
 import { command, presentFlag, repeated } from '../cli/command.ts';
-import { createApiKey, createTenant, createTenantKey, revokeApiKey, revokeTenantKey } from './service.ts';
+import { readFileSync } from 'node:fs';
+import { createApiKey, createTenant, createTenantKey, revokeApiKey, revokeTenantKey, setBrand } from './service.ts';
 
 export const tenantCommands = {
   'tenant:create': command({
@@ -11,6 +12,12 @@ export const tenantCommands = {
       const tenant = await createTenant(em, { name: f.name, pinExempt: f['pin-exempt'] });
       return { tenantId: tenant.id };
     },
+  }),
+  'tenant:set-brand': command({
+    summary: "Set the name and logo (PNG or JPEG file) the tenant's receipts carry",
+    usage: '--tenant T --name N [--logo path.png]',
+    flags: z.object({ tenant: z.uuid(), name: z.string().trim().min(1).max(200), logo: z.string().min(1).optional() }),
+    run: ({ em }, f) => setBrand(em, f.tenant, f.name, f.logo === undefined ? null : readFileSync(f.logo)),
   }),
   'tenant-key:create': command({
     summary: 'Issue a tenant API key (X-Tenant-Api-Key); shown once',

@@ -5,7 +5,7 @@ import { DomainError, notFound, refusals, unauthorized, validationError } from '
 import { newCuid, newUuid } from '../shared/ids.ts';
 import { REVOCATION_CHANNEL, type CredentialCache, type CredentialRef } from './credential-cache.ts';
 import { ApiKey, Tenant, TenantApiKey } from './entities.ts';
-import { createTenantAccounts, notifyAtCommit, readTenantKey } from './store.ts';
+import { createTenantAccounts, notifyAtCommit, readTenantKey, setTenantBrand, tenantBrand, type TenantBrand } from './store.ts';
 
 /** A tenant, with its own fee revenue and settlement accounts, in one transaction. */
 export async function createTenant(em: EntityManager, input: { name: string; pinExempt: boolean }): Promise<Tenant> {
@@ -117,3 +117,33 @@ export async function authenticateApiKey(em: EntityManager, cache: CredentialCac
   return { apiKeyId: row.id, tenantId: row.tenantId, pixAccountIds: row.pixAccountIds };
 }
 authenticateApiKey.raises = refusals('UNAUTHORIZED');
+
+/** PNG and JPEG are what a PDF embeds as they are; told apart by their first bytes, not by a file name. */
+function logoType(bytes: Buffer): 'image/png' | 'image/jpeg' | null {
+  if (bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'image/png';
+  if (bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return 'image/jpeg';
+  return null;
+}
+
+/** The largest logo a tenant may set: it is read with every PDF receipt. */
+export const MAX_LOGO_BYTES = 256 * 1024;
+
+/** `tenant:set-brand`: the name (and, when given, the logo) the tenant's receipts carry. */
+export async function setBrand(em: EntityManager, tenantId: string, name: string, logo: Buffer | null): Promise<{ tenantId: string; brandName: string; logo: string | null }> {
+  let type: 'image/png' | 'image/jpeg' | null = null;
+  if (logo) {
+    type = logoType(logo);
+    if (!type) throw validationError('The logo must be a PNG or JPEG file', [{ path: 'logo', message: 'not a PNG or JPEG file' }]);
+    if (logo.length > MAX_LOGO_BYTES) throw validationError('The logo is too large', [{ path: 'logo', message: `at most ${MAX_LOGO_BYTES} bytes` }]);
+  }
+  if (!(await setTenantBrand(em, tenantId, name, logo && type ? { bytes: logo, type } : null))) throw notFound('Tenant');
+  const brand = (await tenantBrand(em, tenantId))!;
+  return { tenantId, brandName: brand.name, logo: brand.logoType };
+}
+
+/** The brand a tenant's receipts carry. */
+export async function brandOf(em: EntityManager, tenantId: string): Promise<TenantBrand> {
+  const brand = await tenantBrand(em, tenantId);
+  if (!brand) throw notFound('Tenant');
+  return brand;
+}

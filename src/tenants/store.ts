@@ -26,3 +26,28 @@ export async function readTenantKey(em: EntityManager, keyId: string): Promise<T
   );
   return row ? { tenantId: row.tenant_id, revoked: row.revoked, pinExempt: row.pin_exempt } : null;
 }
+
+/** What a tenant's receipts carry (white label): its brand name (its name when none is set) and logo. */
+export interface TenantBrand {
+  name: string;
+  logo: Buffer | null;
+  logoType: 'image/png' | 'image/jpeg' | null;
+}
+
+export async function tenantBrand(em: EntityManager, tenantId: string): Promise<TenantBrand | null> {
+  const [row] = await em.execute<{ name: string; logo: Buffer | null; logo_type: TenantBrand['logoType'] }[]>(
+    'select coalesce(brand_name, name) as name, brand_logo as logo, brand_logo_type as logo_type from tenant where id = ?',
+    [tenantId],
+  );
+  return row ? { name: row.name, logo: row.logo, logoType: row.logo_type } : null;
+}
+
+/** Sets the brand; a logo left out keeps the one set before. False when no tenant has this id. */
+export async function setTenantBrand(em: EntityManager, tenantId: string, name: string, logo: { bytes: Buffer; type: 'image/png' | 'image/jpeg' } | null): Promise<boolean> {
+  const rows = await em.execute<{ id: string }[]>(
+    `update tenant set brand_name = ?, brand_logo = coalesce(?::bytea, brand_logo), brand_logo_type = coalesce(?, brand_logo_type)
+      where id = ? returning id`,
+    [name, logo?.bytes ?? null, logo?.type ?? null, tenantId],
+  );
+  return rows.length > 0;
+}

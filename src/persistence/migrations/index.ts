@@ -25,6 +25,7 @@ import { Migration20261124001100_trusted_contacts } from './Migration20261124001
 import { Migration20261124001150_payout_movement_checked_at_commit } from './Migration20261124001150_payout_movement_checked_at_commit.ts';
 import { Migration20261124001200_scheduled_payments } from './Migration20261124001200_scheduled_payments.ts';
 import { Migration20261124001300_payment_batches } from './Migration20261124001300_payment_batches.ts';
+import { Migration20261125001400_receipts } from './Migration20261125001400_receipts.ts';
 
 /** Every schema change, in order. New migrations are appended here. */
 export const migrations = [
@@ -55,4 +56,5 @@ export const migrations = [
   Migration20261124001150_payout_movement_checked_at_commit,
   Migration20261124001200_scheduled_payments,
   Migration20261124001300_payment_batches,
+  Migration20261125001400_receipts,
 ];
