@@ -489,6 +489,106 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/accounts/{accountId}/balance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The balance at an instant (or now), and the last transaction it includes
+         * @description Exact: the sum of the account's entries up to `at`, read as the balance after the last movement at or before it (one indexed read). A movement is included when its `createdAt`, as the statement shows it to the millisecond, is not after `at`.
+         */
+        get: operations["getBalanceAt"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accounts/{accountId}/statement": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The statement of a date range as a file: CSV, OFX 1.0.2 or PDF, by Accept
+         * @description Streamed as it is read, whatever the number of transactions. Oldest first. `amount` (CSV) and `TRNAMT` (OFX) are what each transaction did to the balance, its fee included, in reais; they add up to the closing balance less the opening one. CSV: RFC 4180, UTF-8, a header row. OFX: 1.0.2 (SGML), UTF-8, what Brazilian accounting software imports. PDF: the opening balance, each transaction, each day's closing balance and the closing balance. A range covers at most one year.
+         */
+        get: operations["exportStatement"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accounts/{accountId}/payouts/{payoutId}/receipt": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The receipt of a payment sent, by its payoutId (a TEV by its tevId): JSON or PDF
+         * @description Only a final, successful payment has one (409 RECEIPT_NOT_AVAILABLE names where it stands); a payment returned since says so (status RETURNED).
+         */
+        get: operations["getPayoutReceipt"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accounts/{accountId}/transactions/{transactionId}/receipt": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The receipt of a statement transaction, sent or received (a TEV credit, an incoming Pix, a paid charge): JSON or PDF
+         * @description By the statement transaction `id`. Only a final, successful movement has one (409 RECEIPT_NOT_AVAILABLE otherwise).
+         */
+        get: operations["getTransactionReceipt"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/receipts/{code}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whether a receipt's authentication code is genuine, with the fields it certifies
+         * @description Public, at most 600 a minute per client address. Answers `{ genuine: false }` for a code this platform never issued or whose fields were changed; otherwise the receipt exactly as it was issued, nothing more.
+         */
+        get: operations["verifyReceipt"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/onboarding/{requisitionId}": {
         parameters: {
             query?: never;
@@ -1828,6 +1928,114 @@ export interface components {
              */
             pixAccountId?: string;
         };
+        BalanceAt: {
+            /**
+             * Format: uuid
+             * @example 3f2b8c1e-5d4a-4f7e-9b6c-2a1d0e9f8c7b
+             */
+            accountId: string;
+            /**
+             * Format: date-time
+             * @description The instant asked for, in UTC; null for the current balance
+             * @example 2026-11-22T13:45:07.123Z
+             */
+            at: string | null;
+            /**
+             * @description reais, like the account's `balance`: the sum of every entry of the account up to `at`
+             * @example 89.5
+             */
+            balance: number;
+            /**
+             * Format: uuid
+             * @description The statement `id` of the last movement the balance includes; null when none (before the account's first)
+             * @example c7d8e9f0-1a2b-4c3d-8e4f-5a6b7c8d9e0f
+             */
+            lastTransactionId: string | null;
+        };
+        Receipt: {
+            /**
+             * @description PIX_SENT: a Pix by key; PIX_STATIC_QR_SENT / PIX_DYNAMIC_QR_SENT: a BR Code paid; PIX_CHARGE_RECEIVED: a charge of the account paid
+             * @enum {string}
+             */
+            kind: "PIX_SENT" | "PIX_STATIC_QR_SENT" | "PIX_DYNAMIC_QR_SENT" | "TEV_SENT" | "TEV_RECEIVED" | "PIX_RECEIVED" | "PIX_CHARGE_RECEIVED";
+            /**
+             * @description RETURNED: the payment was returned to its payer since (in part or whole: returnedAmount)
+             * @enum {string}
+             */
+            status: "COMPLETED" | "RETURNED";
+            /**
+             * @description The tenant's brand name (tenant:set-brand)
+             * @example Banco Azul
+             */
+            issuer: string;
+            /**
+             * @description reais
+             * @example 25.5
+             */
+            amount: number;
+            /**
+             * @description reais: the fee this side paid
+             * @example 1.5
+             */
+            fee: number;
+            /**
+             * @description reais returned; null unless RETURNED
+             * @example null
+             */
+            returnedAmount: number | null;
+            /**
+             * @description Brasília time: `YYYY-MM-DD HH:mm:ss-03:00`
+             * @example 2026-11-22 10:45:07-03:00
+             */
+            dateTime: string;
+            payer: components["schemas"]["ReceiptParty"];
+            receiver: components["schemas"]["ReceiptParty"];
+            /** @example Aluguel de março */
+            description: string;
+            /** @example E00000000202611221345aB3dE5fG7hJ */
+            endToEndId: string | null;
+            /**
+             * Format: uuid
+             * @description The statement transaction's id
+             * @example c7d8e9f0-1a2b-4c3d-8e4f-5a6b7c8d9e0f
+             */
+            transactionId: string;
+            /**
+             * @description A payment sent: its payoutId (a TEV: its tevId); null for one received
+             * @example tq3v9x0k2m8w4r7y1b5n6c2z
+             */
+            payoutId: string | null;
+            /**
+             * @description Keyed MAC of the fields above; verify it at GET /receipts/{code}
+             * @example 7K2M-9QXD-4HB8-T3VW
+             */
+            authenticationCode: string;
+        };
+        ReceiptParty: {
+            /** @example Maria da Silva */
+            name: string | null;
+            /**
+             * @description A CPF masked as banks show it (4th to 9th digits kept); a CNPJ whole
+             * @example ***.456.789-**
+             */
+            document: string | null;
+            /** @example Banco Azul */
+            institution: string | null;
+            /** @example 00000000 */
+            ispb: string | null;
+            /** @example 0001 */
+            branch: string | null;
+            /** @example 1000023 */
+            account: string | null;
+        };
+        ReceiptVerification: {
+            /** @enum {boolean} */
+            genuine: false;
+        } | {
+            /** @enum {boolean} */
+            genuine: true;
+            receipt: components["schemas"]["Receipt"];
+        };
         KycOutcome: {
             /** @enum {string} */
             status: "PENDING" | "ACTIVE" | "BLOCKED" | "CLOSED";
@@ -2311,6 +2519,28 @@ export interface components {
                      * @enum {string}
                      */
                     code?: "OCCURRENCE_NOT_CANCELLABLE";
+                };
+            };
+        };
+        /** @description RECEIPT_NOT_AVAILABLE */
+        RECEIPT_NOT_AVAILABLE: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "RECEIPT_NOT_AVAILABLE",
+                 *       "message": "A receipt exists only for a final, successful movement; this one is PROCESSING"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"] & {
+                    /**
+                     * @description A receipt exists only for a final, successful movement; this one is PROCESSING
+                     * @enum {string}
+                     */
+                    code?: "RECEIPT_NOT_AVAILABLE";
                 };
             };
         };
@@ -5890,6 +6120,429 @@ export interface operations {
             408: components["responses"]["REQUEST_TIMEOUT"];
             413: components["responses"]["PAYLOAD_TOO_LARGE"];
             415: components["responses"]["UNSUPPORTED_MEDIA_TYPE"];
+            431: components["responses"]["HEADERS_TOO_LARGE"];
+            500: components["responses"]["INTERNAL_ERROR"];
+            503: components["responses"]["UNAVAILABLE"];
+        };
+    };
+    getBalanceAt: {
+        parameters: {
+            query?: {
+                /** @description The instant, to the millisecond (a finer fraction is cut to it); now when absent */
+                at?: string;
+            };
+            header?: {
+                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128 (e.g. `checkout-7f3a`). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                accountId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The balance */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "accountId": "5b7e3c1a-9d2f-4e8b-a6c4-1f0e2d3c4b5a",
+                     *       "at": "2026-11-22T13:45:07.123Z",
+                     *       "balance": 89.5,
+                     *       "lastTransactionId": "c7d8e9f0-1a2b-4c3d-8e4f-5a6b7c8d9e0f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BalanceAt"];
+                };
+            };
+            400: components["responses"]["VALIDATION_ERROR"];
+            /** @description UNAUTHORIZED, HOLDER_BLOCKED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Missing, invalid, expired or revoked credentials; authenticate again"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /**
+                         * @description - `UNAUTHORIZED`: Missing, invalid, expired or revoked credentials; authenticate again
+                         *     - `HOLDER_BLOCKED`: Conta bloqueada. Procure o suporte.
+                         * @enum {string}
+                         */
+                        code?: "UNAUTHORIZED" | "HOLDER_BLOCKED";
+                    };
+                };
+            };
+            404: components["responses"]["NOT_FOUND"];
+            406: components["responses"]["NOT_ACCEPTABLE"];
+            408: components["responses"]["REQUEST_TIMEOUT"];
+            413: components["responses"]["PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["UNSUPPORTED_MEDIA_TYPE"];
+            431: components["responses"]["HEADERS_TOO_LARGE"];
+            500: components["responses"]["INTERNAL_ERROR"];
+            503: components["responses"]["UNAVAILABLE"];
+        };
+    };
+    exportStatement: {
+        parameters: {
+            query: {
+                /** @description YYYY-MM-DD, inclusive, UTC */
+                startDate: string;
+                /** @description YYYY-MM-DD, inclusive, UTC; less than one year after startDate */
+                endDate: string;
+            };
+            header?: {
+                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128 (e.g. `checkout-7f3a`). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                accountId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The statement file */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example date,createdAt,transactionId,type,direction,description,counterpart,amount,fee,balanceAfter,endToEndId,status
+                     *     2026-11-22 10:45:07,2026-11-22T13:45:07.123Z,c7d8e9f0-1a2b-4c3d-8e4f-5a6b7c8d9e0f,TEF,DEBIT,Aluguel de março,João Souza,-27.00,1.50,73.00,9d1c2b7e-0f4a-4e8b-a6d3-5c7e1f2a9b40,DONE
+                     */
+                    "text/csv": string;
+                    /**
+                     * @example OFXHEADER:100
+                     *     DATA:OFXSGML
+                     *     VERSION:102
+                     *     SECURITY:NONE
+                     *     ENCODING:UTF-8
+                     *     CHARSET:NONE
+                     *     COMPRESSION:NONE
+                     *     OLDFILEUID:NONE
+                     *     NEWFILEUID:NONE
+                     *
+                     *     <OFX>
+                     *     …
+                     *     <STMTTRN>
+                     *     <TRNTYPE>DEBIT
+                     *     <DTPOSTED>20261122104507[-3:BRT]
+                     *     <TRNAMT>-27.00
+                     *     <FITID>c7d8e9f0-1a2b-4c3d-8e4f-5a6b7c8d9e0f
+                     *     <NAME>João Souza
+                     *     <MEMO>Aluguel de março
+                     *     </STMTTRN>
+                     *     …
+                     *     </OFX>
+                     */
+                    "application/x-ofx": string;
+                    /** @example %PDF-1.3 … */
+                    "application/pdf": string;
+                };
+            };
+            400: components["responses"]["VALIDATION_ERROR"];
+            /** @description UNAUTHORIZED, HOLDER_BLOCKED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Missing, invalid, expired or revoked credentials; authenticate again"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /**
+                         * @description - `UNAUTHORIZED`: Missing, invalid, expired or revoked credentials; authenticate again
+                         *     - `HOLDER_BLOCKED`: Conta bloqueada. Procure o suporte.
+                         * @enum {string}
+                         */
+                        code?: "UNAUTHORIZED" | "HOLDER_BLOCKED";
+                    };
+                };
+            };
+            404: components["responses"]["NOT_FOUND"];
+            406: components["responses"]["NOT_ACCEPTABLE"];
+            408: components["responses"]["REQUEST_TIMEOUT"];
+            413: components["responses"]["PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["UNSUPPORTED_MEDIA_TYPE"];
+            431: components["responses"]["HEADERS_TOO_LARGE"];
+            500: components["responses"]["INTERNAL_ERROR"];
+            503: components["responses"]["UNAVAILABLE"];
+        };
+    };
+    getPayoutReceipt: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128 (e.g. `checkout-7f3a`). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                accountId: string;
+                /** @description payout.payoutId of the creating operation; a TEV's tevId */
+                payoutId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The receipt: JSON, or a PDF with Accept: application/pdf */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "kind": "TEV_SENT",
+                     *       "status": "COMPLETED",
+                     *       "issuer": "Banco Azul",
+                     *       "amount": 25.5,
+                     *       "fee": 1.5,
+                     *       "returnedAmount": null,
+                     *       "dateTime": "2026-11-22 10:45:07-03:00",
+                     *       "payer": {
+                     *         "name": "Maria da Silva",
+                     *         "document": "***.982.247-**",
+                     *         "institution": "Banco Azul",
+                     *         "ispb": "00000000",
+                     *         "branch": "0001",
+                     *         "account": "1000023"
+                     *       },
+                     *       "receiver": {
+                     *         "name": "Padaria Pão Quente LTDA",
+                     *         "document": "11222333000181",
+                     *         "institution": "Banco Azul",
+                     *         "ispb": "00000000",
+                     *         "branch": "0001",
+                     *         "account": "1000024"
+                     *       },
+                     *       "description": "Aluguel de março",
+                     *       "endToEndId": "9d1c2b7e-0f4a-4e8b-a6d3-5c7e1f2a9b40",
+                     *       "transactionId": "c7d8e9f0-1a2b-4c3d-8e4f-5a6b7c8d9e0f",
+                     *       "payoutId": "m3v8c1x6z9b2n7q4w0k5r8t1",
+                     *       "authenticationCode": "7K2M-9QXD-4HB8-T3VW"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Receipt"];
+                    /** @example %PDF-1.3 … */
+                    "application/pdf": string;
+                };
+            };
+            400: components["responses"]["VALIDATION_ERROR"];
+            /** @description UNAUTHORIZED, HOLDER_BLOCKED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Missing, invalid, expired or revoked credentials; authenticate again"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /**
+                         * @description - `UNAUTHORIZED`: Missing, invalid, expired or revoked credentials; authenticate again
+                         *     - `HOLDER_BLOCKED`: Conta bloqueada. Procure o suporte.
+                         * @enum {string}
+                         */
+                        code?: "UNAUTHORIZED" | "HOLDER_BLOCKED";
+                    };
+                };
+            };
+            404: components["responses"]["NOT_FOUND"];
+            406: components["responses"]["NOT_ACCEPTABLE"];
+            408: components["responses"]["REQUEST_TIMEOUT"];
+            409: components["responses"]["RECEIPT_NOT_AVAILABLE"];
+            413: components["responses"]["PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["UNSUPPORTED_MEDIA_TYPE"];
+            431: components["responses"]["HEADERS_TOO_LARGE"];
+            500: components["responses"]["INTERNAL_ERROR"];
+            503: components["responses"]["UNAVAILABLE"];
+        };
+    };
+    getTransactionReceipt: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128 (e.g. `checkout-7f3a`). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                accountId: string;
+                transactionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The receipt: JSON, or a PDF with Accept: application/pdf */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "kind": "TEV_SENT",
+                     *       "status": "COMPLETED",
+                     *       "issuer": "Banco Azul",
+                     *       "amount": 25.5,
+                     *       "fee": 1.5,
+                     *       "returnedAmount": null,
+                     *       "dateTime": "2026-11-22 10:45:07-03:00",
+                     *       "payer": {
+                     *         "name": "Maria da Silva",
+                     *         "document": "***.982.247-**",
+                     *         "institution": "Banco Azul",
+                     *         "ispb": "00000000",
+                     *         "branch": "0001",
+                     *         "account": "1000023"
+                     *       },
+                     *       "receiver": {
+                     *         "name": "Padaria Pão Quente LTDA",
+                     *         "document": "11222333000181",
+                     *         "institution": "Banco Azul",
+                     *         "ispb": "00000000",
+                     *         "branch": "0001",
+                     *         "account": "1000024"
+                     *       },
+                     *       "description": "Aluguel de março",
+                     *       "endToEndId": "9d1c2b7e-0f4a-4e8b-a6d3-5c7e1f2a9b40",
+                     *       "transactionId": "c7d8e9f0-1a2b-4c3d-8e4f-5a6b7c8d9e0f",
+                     *       "payoutId": "m3v8c1x6z9b2n7q4w0k5r8t1",
+                     *       "authenticationCode": "7K2M-9QXD-4HB8-T3VW"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Receipt"];
+                    /** @example %PDF-1.3 … */
+                    "application/pdf": string;
+                };
+            };
+            400: components["responses"]["VALIDATION_ERROR"];
+            /** @description UNAUTHORIZED, HOLDER_BLOCKED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "Missing, invalid, expired or revoked credentials; authenticate again"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /**
+                         * @description - `UNAUTHORIZED`: Missing, invalid, expired or revoked credentials; authenticate again
+                         *     - `HOLDER_BLOCKED`: Conta bloqueada. Procure o suporte.
+                         * @enum {string}
+                         */
+                        code?: "UNAUTHORIZED" | "HOLDER_BLOCKED";
+                    };
+                };
+            };
+            404: components["responses"]["NOT_FOUND"];
+            406: components["responses"]["NOT_ACCEPTABLE"];
+            408: components["responses"]["REQUEST_TIMEOUT"];
+            409: components["responses"]["RECEIPT_NOT_AVAILABLE"];
+            413: components["responses"]["PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["UNSUPPORTED_MEDIA_TYPE"];
+            431: components["responses"]["HEADERS_TOO_LARGE"];
+            500: components["responses"]["INTERNAL_ERROR"];
+            503: components["responses"]["UNAVAILABLE"];
+        };
+    };
+    verifyReceipt: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request, echoed in the response and written to the platform logs; letters, digits and `. _ : -`, up to 128 (e.g. `checkout-7f3a`). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description As printed on the receipt; case and dashes do not matter */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The verification */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "genuine": true,
+                     *       "receipt": {
+                     *         "kind": "TEV_SENT",
+                     *         "status": "COMPLETED",
+                     *         "issuer": "Banco Azul",
+                     *         "amount": 25.5,
+                     *         "fee": 1.5,
+                     *         "returnedAmount": null,
+                     *         "dateTime": "2026-11-22 10:45:07-03:00",
+                     *         "payer": {
+                     *           "name": "Maria da Silva",
+                     *           "document": "***.982.247-**",
+                     *           "institution": "Banco Azul",
+                     *           "ispb": "00000000",
+                     *           "branch": "0001",
+                     *           "account": "1000023"
+                     *         },
+                     *         "receiver": {
+                     *           "name": "Padaria Pão Quente LTDA",
+                     *           "document": "11222333000181",
+                     *           "institution": "Banco Azul",
+                     *           "ispb": "00000000",
+                     *           "branch": "0001",
+                     *           "account": "1000024"
+                     *         },
+                     *         "description": "Aluguel de março",
+                     *         "endToEndId": "9d1c2b7e-0f4a-4e8b-a6d3-5c7e1f2a9b40",
+                     *         "transactionId": "c7d8e9f0-1a2b-4c3d-8e4f-5a6b7c8d9e0f",
+                     *         "payoutId": "m3v8c1x6z9b2n7q4w0k5r8t1",
+                     *         "authenticationCode": "7K2M-9QXD-4HB8-T3VW"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ReceiptVerification"];
+                };
+            };
+            400: components["responses"]["VALIDATION_ERROR"];
+            406: components["responses"]["NOT_ACCEPTABLE"];
+            408: components["responses"]["REQUEST_TIMEOUT"];
+            413: components["responses"]["PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["RATE_LIMITED"];
             431: components["responses"]["HEADERS_TOO_LARGE"];
             500: components["responses"]["INTERNAL_ERROR"];
             503: components["responses"]["UNAVAILABLE"];
