@@ -2,8 +2,9 @@
  * Scheduled and recurring payments over real HTTP, with the api, the worker, PostgreSQL, Temporal and the sandbox PSP:
  * a TEV and a Pix paid at their time (a few seconds ahead, São Paulo time with seconds), recurrences and their
  * cancellation before and after an occurrence, the monthly day-31 rule, insufficient balance retried then failed with
- * the schedule alive, dual approval and limits applied when due, a worker killed at the due time and one away at it,
- * the events, the integration API, and refused input changing nothing. Retries are 1.2 s apart here (3 h by default).
+ * the schedule alive, dual approval and limits applied when due (the held occurrence showing its approval), a
+ * creation retried with its key after its due time, a worker killed at the due time and one away at it, the events,
+ * the integration API, and refused input changing nothing. Retries are 1.2 s apart here (3 h by default).
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
@@ -268,19 +269,34 @@ describe('each occurrence through the normal payment path', () => {
     expect((await eventsOf(s.id))[0]!.data).toMatchObject({ status: 'PAID', attempts: 2 });
   });
 
-  test("dual approval: the occurrence is held when due, for the account's approver, and paid once approved", async () => {
+  test("dual approval: the occurrence is held when due, for the account's approver; its view follows the approval, paid or rejected", async () => {
     const [owner, approver] = await Promise.all([onboarded(platform, tenantId), onboarded(platform, tenantId)]);
     await fund(platform, tenantId, owner.account.id, 10_000);
     const s = (await schedule(owner, tevTo(receiver, '2000', 3))).body;
+    const refused = (await schedule(owner, tevTo(receiver, '700', 3))).body;
     // Turned on after the schedule was made: what counts is the account as it is when the occurrence is due.
     await adminOk(platform.env, 'account:dual-approval', '--account', owner.account.id, '--approver-document', approver.document);
     const held = (await until(owner, s.id, (o) => o.status === 'HELD_FOR_APPROVAL', 'the occurrence held')).occurrences[0];
     expect(held.approvalRequestId).toEqual(expect.any(String));
+    expect(held.approval).toEqual({ status: 'PENDING', decision: null, decidedAt: null, reason: null, tevId: null, payoutId: null });
     expect(await balanceOf(owner.account.id)).toBe(10_000n);
     expect((await eventsOf(s.id))[0]!.data).toMatchObject({ status: 'HELD_FOR_APPROVAL', approvalRequestId: held.approvalRequestId, tevTransferId: null });
-    const approved = await http('POST', `${platform.holderUrl}/approvals/${held.approvalRequestId}/approve`, { body: { pin: approver.pin }, headers: tenantHeaders(tenantId, approver.token) });
+    const decide = (id: string, verb: 'approve' | 'reject') => http('POST', `${platform.holderUrl}/approvals/${id}/${verb}`, { body: { pin: approver.pin }, headers: tenantHeaders(tenantId, approver.token) });
+    const approved = await decide(held.approvalRequestId, 'approve');
     expect(approved.status).toBe(200);
     expect(approved.body).toMatchObject({ status: 'EXECUTED', kind: 'TEV', amountCents: '2000' });
+    expect(await balanceOf(owner.account.id)).toBe(8_000n);
+    // The holder reads what the approver decided, and the transfer it made, on the occurrence itself.
+    const executed = (await read(owner, s.id)).body.occurrences[0];
+    expect(executed).toMatchObject({ status: 'HELD_FOR_APPROVAL', approvalRequestId: held.approvalRequestId });
+    expect(executed.approval).toEqual({ status: 'EXECUTED', decision: 'APPROVED', decidedAt: expect.any(String), reason: null, tevId: approved.body.result.tevId, payoutId: null });
+    const [tev] = await sql('select status, amount_cents::text as amount from tev_transfer where id = $1', [executed.approval.tevId]);
+    expect(tev).toEqual({ status: 'DONE', amount: '2000' });
+
+    const other = (await until(owner, refused.id, (o) => o.status === 'HELD_FOR_APPROVAL', 'the second occurrence held')).occurrences[0];
+    expect((await decide(other.approvalRequestId, 'reject')).status).toBe(200);
+    const rejected = (await read(owner, refused.id)).body.occurrences[0];
+    expect(rejected.approval).toEqual({ status: 'REJECTED', decision: 'REJECTED', decidedAt: expect.any(String), reason: null, tevId: null, payoutId: null });
     expect(await balanceOf(owner.account.id)).toBe(8_000n);
   });
 
@@ -297,6 +313,34 @@ describe('each occurrence through the normal payment path', () => {
     expect(failed).toMatchObject({ attempts: 0, reason: 'LIMIT_EXCEEDED' });
     expect(await balanceOf(h.account.id)).toBe(100_000n);
     expect((await eventsOf(s.id)).map((e) => [e.type, e.data.reason])).toEqual([['payment.scheduled.failed', 'LIMIT_EXCEEDED']]);
+  });
+});
+
+describe('a creation retried with its Idempotency-Key', () => {
+  test('after its due time, once paid: the same 201 and schedule on both APIs; another body under the key is 409', async () => {
+    const key = randomUUID();
+    const body = tevTo(receiver, '61', 2);
+    const first = await schedule(payer, body, { key });
+    expect(first.status).toBe(201);
+    await until(payer, first.body.id, (o) => o.status === 'PAID', 'the occurrence paid');
+    const again = await schedule(payer, body, { key });
+    expect([again.status, again.body.id, again.body.occurrences[0].status]).toEqual([201, first.body.id, 'PAID']);
+    const other = await schedule(payer, { ...body, amountCents: '62' }, { key });
+    expect([other.status, other.body.code]).toEqual([409, 'IDEMPOTENCY_KEY_REUSED']);
+
+    const pixAccountId = await pixAccountIdOf(platform, tenantId, payer.document);
+    const v1 = `${platform.apiUrl}/v1/pix-accounts/${pixAccountId}/scheduled-payments`;
+    const headers = { authorization: `Bearer ${await apiKey(platform, tenantId, pixAccountId)}`, 'idempotency-key': randomUUID() };
+    const integrationBody = tevTo(receiver, '63', 2);
+    const made = await http('POST', v1, { body: integrationBody, headers });
+    expect(made.status).toBe(201);
+    await until(payer, made.body.id, (o) => o.status === 'PAID', 'the integration occurrence paid');
+    const retried = await http('POST', v1, { body: integrationBody, headers });
+    expect([retried.status, retried.body.id]).toEqual([201, made.body.id]);
+    const reused = await http('POST', v1, { body: { ...integrationBody, amountCents: '64' }, headers });
+    expect([reused.status, reused.body.code]).toEqual([409, 'IDEMPOTENCY_KEY_REUSED']);
+    expect((await transfersOf(first.body.id)).map((t) => t.status)).toEqual(['DONE']);
+    expect((await transfersOf(made.body.id)).map((t) => t.status)).toEqual(['DONE']);
   });
 });
 
@@ -401,6 +445,7 @@ describe('refused, with nothing changed', () => {
     ['neither count nor until', 400, 'VALIDATION_ERROR', () => tev({ account: receiverNumber(), recurrence: { frequency: 'WEEKLY' } })],
     ['a day of the month for a weekly recurrence', 400, 'VALIDATION_ERROR', () => tev({ account: receiverNumber(), recurrence: { frequency: 'WEEKLY', dayOfMonth: 3, count: 2 } })],
     ['more than five years', 400, 'VALIDATION_ERROR', () => tev({ account: receiverNumber(), recurrence: { frequency: 'MONTHLY', count: 61 } })],
+    ['a TEV above the largest one (TEV_MAX_AMOUNT_CENTS), refused now rather than when due', 422, 'AMOUNT_ABOVE_LIMIT', () => tev({ account: receiverNumber(), amountCents: '100000001' })],
     ['an account the tenant does not have', 400, 'DESTINATION_NOT_FOUND', () => tev({ account: '999999999' })],
     ['its own account', 400, 'SAME_ACCOUNT', () => tev({ account: payer.account.number })],
     ['no PIN', 400, 'VALIDATION_ERROR', () => ({ ...tev({ account: receiverNumber() }), pin: undefined })],

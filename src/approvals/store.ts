@@ -136,6 +136,13 @@ export const findApprovalByKey = (em: EntityManager, accountId: string, idempote
 
 export const findApproval = (em: EntityManager, id: string) => one(em, 'r.id = ?', [id]);
 
+/** The tenant's requests among `ids` (in no order): what became of payments held for approval, read beside them. */
+export async function findApprovalsOfTenant(em: EntityManager, tenantId: string, ids: readonly string[]): Promise<ApprovalRequest[]> {
+  if (ids.length === 0) return [];
+  const rows = await em.execute<ApprovalRequestRow[]>(`${SELECT} where r.tenant_id = ? and r.id = any(?::uuid[])`, [tenantId, `{${ids.join(',')}}`]);
+  return rows.map(toRequest);
+}
+
 /** A request of the tenant that the holder requested or must approve. */
 export const findApprovalOfHolder = (em: EntityManager, holder: { id: string; tenantId: string }, id: string) =>
   one(em, 'r.id = ? and r.tenant_id = ? and (r.requester_holder_id = ? or r.approver_holder_id = ?)', [id, holder.tenantId, holder.id, holder.id]);

@@ -115,6 +115,21 @@ const IntegrationSchedule = z
 
 const OCCURRENCE_STATUSES = ['SCHEDULED', 'RUNNING', 'PAID', 'HELD_FOR_APPROVAL', 'FAILED', 'CANCELLED'] as const;
 
+const OccurrenceApproval = z
+  .object({
+    status: z.enum(['PENDING', 'APPROVED', 'EXECUTED', 'FAILED', 'REJECTED', 'EXPIRED', 'CANCELLED']).openapi({
+      description:
+        "PENDING: waiting for the approver; APPROVED: approved, being paid; EXECUTED: approved and paid (tevId or payoutId); FAILED: approved, then refused (reason); " +
+        "REJECTED by the approver; EXPIRED undecided at its deadline; CANCELLED (reason: the account's dual approval was turned off)",
+    }),
+    decision: z.enum(['APPROVED', 'REJECTED']).nullable().openapi({ description: "The approver's decision; null while undecided, and for an expired or cancelled request" }),
+    decidedAt: utcDateTime('2026-12-05T11:20:31.000Z').nullable().openapi({ description: 'When it was decided, expired or was cancelled; null while PENDING' }),
+    reason: z.string().nullable().openapi({ description: 'FAILED: why the approved payment was refused; CANCELLED: why the request was', example: null }),
+    tevId: cuid('t2k7m4q9x1v8c3n6b0z5w7r4').nullable().openapi({ description: 'A held TEV, once approved: the transfer' }),
+    payoutId: cuid('p6c1v8x3z0b5n2m9q4w7k1r6').nullable().openapi({ description: 'A held Pix, once approved and debited: the payout' }),
+  })
+  .openapi('ScheduledPaymentOccurrenceApproval');
+
 const Occurrence = z
   .object({
     date: isoDate('São Paulo date'),
@@ -122,7 +137,7 @@ const Occurrence = z
     status: z.enum(OCCURRENCE_STATUSES).openapi({
       description:
         'SCHEDULED: to run (at dueAt, or at nextAttemptAt for a retry); RUNNING: being paid; PAID: the TEV settled, or the Pix debited (its payout ' +
-        "settles as any other); HELD_FOR_APPROVAL: waiting for the account's approver (approvalRequestId); FAILED: refused (reason); CANCELLED",
+        "settles as any other); HELD_FOR_APPROVAL: held for the account's approver (approval says what became of it); FAILED: refused (reason); CANCELLED",
     }),
     attempts: z.number().int().openapi({ description: 'Attempts refused for insufficient balance so far', example: 0 }),
     nextAttemptAt: utcDateTime('2026-12-05T09:00:00.000Z').nullable().openapi({ description: 'SCHEDULED: when it runs (dueAt, or a retry); null otherwise' }),
@@ -132,6 +147,7 @@ const Occurrence = z
     tevId: cuid('t2k7m4q9x1v8c3n6b0z5w7r4').nullable().openapi({ description: 'PAID by TEV: GET /v1/tev/{id}, or the statement' }),
     payoutId: cuid('p6c1v8x3z0b5n2m9q4w7k1r6').nullable().openapi({ description: 'PAID by Pix: the payout (GET /accounts/{accountId}/payouts/{payoutId})' }),
     approvalRequestId: uuid('2b7d9e1f-4a3c-4d8b-9e6f-0a1b2c3d4e5f').nullable().openapi({ description: 'HELD_FOR_APPROVAL: GET /approvals/{id} follows it' }),
+    approval: OccurrenceApproval.nullable().openapi({ description: 'HELD_FOR_APPROVAL: what became of its approval request, as it stands now; null otherwise' }),
     reason: z.string().nullable().openapi({ description: 'FAILED: why (INSUFFICIENT_BALANCE after the retries, LIMIT_EXCEEDED, …); SCHEDULED after a refusal: the last one', example: null }),
   })
   .openapi('ScheduledPaymentOccurrence');
@@ -203,6 +219,7 @@ const view = ({ schedule, occurrences }: ScheduleDetail): z.infer<typeof Schedul
     tevId: o.tevId,
     payoutId: o.payoutId,
     approvalRequestId: o.approvalRequestId,
+    approval: o.approval,
     reason: o.reason,
   })),
 });
@@ -219,6 +236,7 @@ const occurrence = (date: string, status: (typeof OCCURRENCE_STATUSES)[number], 
   tevId: null,
   payoutId: null,
   approvalRequestId: null,
+  approval: null,
   reason: null,
   ...more,
 });

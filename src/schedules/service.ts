@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Account } from '../accounts/entities.ts';
+import { findApprovalsOfTenant, type ApprovalRequest } from '../approvals/store.ts';
 import { holderAccountByNumber } from '../accounts/store.ts';
 import type { Config } from '../config.ts';
 import { insertHandOffs } from '../handoff/store.ts';
@@ -11,6 +12,7 @@ import { DomainError, notFound, refusals } from '../shared/errors.ts';
 import { newUuid } from '../shared/ids.ts';
 import { assertSameRequest, requestHash } from '../shared/idempotency.ts';
 import { decodeCursor, pageOf } from '../shared/pagination.ts';
+import type { ApprovalStatus } from '../../workflows/contracts/approval.ts';
 import { scheduleChangedWake, scheduledPaymentStart, type OccurrencePolicy } from '../../workflows/contracts/scheduled-payment.ts';
 import { planOccurrences, type PlannedOccurrence, type ScheduleRule } from './recurrence.ts';
 import {
@@ -42,10 +44,50 @@ export interface ScheduleRequest {
   rule: ScheduleRule;
 }
 
-/** A schedule with its occurrences: the past ones with what came of them, the next ones with their due time. */
+/**
+ * What became of an occurrence held for approval, as its request stands now: the approver's decision once made, and the
+ * payment it made once approved (a FAILED one names the TEV refused, when it was recorded).
+ */
+export interface OccurrenceApproval {
+  status: ApprovalStatus;
+  decision: 'APPROVED' | 'REJECTED' | null;
+  /** When it was decided, or expired or was cancelled. */
+  decidedAt: string | null;
+  reason: string | null;
+  tevId: string | null;
+  payoutId: string | null;
+}
+
+/** A schedule with its occurrences: the past ones with what came of them (a held one with its approval), the next ones with their due time. */
 export interface ScheduleDetail {
   schedule: Schedule;
-  occurrences: Occurrence[];
+  occurrences: (Occurrence & { approval: OccurrenceApproval | null })[];
+}
+
+function approvalOf(r: ApprovalRequest): OccurrenceApproval {
+  const paid = r.status === 'EXECUTED' || r.status === 'FAILED' ? r.operationId : null;
+  return {
+    status: r.status,
+    decision: r.status === 'APPROVED' || r.status === 'EXECUTED' || r.status === 'FAILED' ? 'APPROVED' : r.status === 'REJECTED' ? 'REJECTED' : null,
+    decidedAt: r.decidedAt,
+    reason: r.reason,
+    tevId: r.kind === 'TEV' ? paid : null,
+    payoutId: r.kind === 'PIX' ? paid : null,
+  };
+}
+
+/** The schedule with its occurrences, and the approval requests of the held ones read in one query. */
+async function detailOf(em: EntityManager, schedule: Schedule): Promise<ScheduleDetail> {
+  const occurrences = await occurrencesOf(em, schedule.tenantId, schedule.id);
+  const held = occurrences.flatMap((o) => (o.approvalRequestId ? [o.approvalRequestId] : []));
+  const requests = new Map((await findApprovalsOfTenant(em, schedule.tenantId, held)).map((r) => [r.id, r]));
+  return {
+    schedule,
+    occurrences: occurrences.map((o) => {
+      const request = o.approvalRequestId ? requests.get(o.approvalRequestId) : undefined;
+      return { ...o, approval: request ? approvalOf(request) : null };
+    }),
+  };
 }
 
 /** The occurrences' policy in force, as the run is given it. */
@@ -88,9 +130,14 @@ interface Checked {
 
 async function check(ctx: PaymentContext, em: EntityManager, s: Scheduling): Promise<Checked> {
   const planned = planOccurrences(s.request.rule, s.now);
+  // settle_tev refuses it again when due (the setting may have changed): this answers the holder now, not at the due time.
+  const max = ctx.config.TEV_MAX_AMOUNT_CENTS;
+  if (s.request.target.kind === 'TEV' && s.request.amountCents > max) {
+    throw new DomainError('AMOUNT_ABOVE_LIMIT', { maxAmountCents: max }, [{ path: 'body.amountCents', message: `at most ${max} cents for a TEV` }]);
+  }
   return { planned, target: await targetOf(ctx, em, s.account, s.request.target) };
 }
-check.raises = refusals(targetOf);
+check.raises = refusals('AMOUNT_ABOVE_LIMIT', targetOf);
 
 /** What a creation asks for, for its Idempotency-Key: the same key with another request is 409. */
 const hashOf = (request: ScheduleRequest): string => requestHash({ ...request, amountCents: request.amountCents.toString() });
@@ -100,7 +147,7 @@ async function retried(em: EntityManager, s: Scheduling, hash: string): Promise<
   const existing = await findScheduleByKey(em, s.account.tenantId, s.account.id, s.idempotencyKey);
   if (!existing) return null;
   assertSameRequest(existing.requestHash, hash);
-  return { schedule: existing, occurrences: await occurrencesOf(em, existing.tenantId, existing.id) };
+  return detailOf(em, existing);
 }
 retried.raises = refusals(assertSameRequest);
 
@@ -131,7 +178,7 @@ async function record(config: Config, em: EntityManager, s: Scheduling, hash: st
     return inserted;
   });
   if (!created) return (await retried(em, s, hash))!;
-  return { schedule: (await findSchedule(em, account.tenantId, account.id, id))!, occurrences: await occurrencesOf(em, account.tenantId, id) };
+  return detailOf(em, (await findSchedule(em, account.tenantId, account.id, id))!);
 }
 record.raises = refusals(retried);
 
@@ -148,20 +195,26 @@ export async function schedulePayment(ctx: PaymentContext, em: EntityManager, s:
 }
 schedulePayment.raises = refusals(retried, check, record);
 
-/** A holder schedules a payment of their operating account: as `schedulePayment`, with the PIN checked before it is recorded. */
+/**
+ * A holder schedules a payment of their operating account: as `schedulePayment`, with the PIN checked before it is
+ * recorded. A retry of a creation answers first, whatever the time: its date may have passed since (which `check` would
+ * refuse), and it asks for nothing the holder cannot read without the PIN (GET of the schedule).
+ */
 export async function schedulePaymentAsHolder(ctx: PaymentContext, auth: HolderAuth, pin: string | undefined, s: Scheduling): Promise<ScheduleDetail> {
   const hash = hashOf(s.request);
+  const again = await retried(auth.em, s, hash);
+  if (again) return again;
   const checked = await check(ctx, auth.em, s);
   await checkPin(auth, ctx.config, pin);
-  return (await retried(auth.em, s, hash)) ?? record(ctx.config, auth.em, s, hash, checked);
+  return record(ctx.config, auth.em, s, hash, checked);
 }
-schedulePaymentAsHolder.raises = refusals(check, checkPin, retried, record);
+schedulePaymentAsHolder.raises = refusals(retried, check, checkPin, record);
 
 /** One schedule of the account with its occurrences; another account's (or none) is 404. */
 export async function readSchedule(em: EntityManager, account: Pick<Account, 'id' | 'tenantId'>, scheduleId: string): Promise<ScheduleDetail> {
   const schedule = await findSchedule(em, account.tenantId, account.id, scheduleId);
   if (!schedule) throw notFound('Scheduled payment');
-  return { schedule, occurrences: await occurrencesOf(em, account.tenantId, schedule.id) };
+  return detailOf(em, schedule);
 }
 readSchedule.raises = refusals('NOT_FOUND');
 

@@ -112,6 +112,8 @@ export const REFUSALS = {
   // TEV (`settle_tev`)
   DESTINATION_NOT_FOUND: { message: 'No account with this branch and number in this tenant' },
   SAME_ACCOUNT: { message: 'The destination is the source account itself' },
+  /** A TEV scheduled above the largest one the platform settles (`TEV_MAX_AMOUNT_CENTS`): refused when asked, not when due. */
+  AMOUNT_ABOVE_LIMIT: { message: ({ maxAmountCents }: { maxAmountCents: bigint }) => `The amount is above the largest TEV of ${maxAmountCents} cents` },
   EXTERNAL_REF_TAKEN: { message: 'This externalRef was already used by another transfer of this account' },
   BENEFICIARY_NOT_FOUND: { message: 'No holder of this tenant with this document can receive transfers' },
   /** The settlement function refused the request itself, which a retry would meet again: nothing moved. */

@@ -1471,7 +1471,7 @@ export interface components {
              */
             dueAt: string;
             /**
-             * @description SCHEDULED: to run (at dueAt, or at nextAttemptAt for a retry); RUNNING: being paid; PAID: the TEV settled, or the Pix debited (its payout settles as any other); HELD_FOR_APPROVAL: waiting for the account's approver (approvalRequestId); FAILED: refused (reason); CANCELLED
+             * @description SCHEDULED: to run (at dueAt, or at nextAttemptAt for a retry); RUNNING: being paid; PAID: the TEV settled, or the Pix debited (its payout settles as any other); HELD_FOR_APPROVAL: held for the account's approver (approval says what became of it); FAILED: refused (reason); CANCELLED
              * @enum {string}
              */
             status: "SCHEDULED" | "RUNNING" | "PAID" | "HELD_FOR_APPROVAL" | "FAILED" | "CANCELLED";
@@ -1515,12 +1515,47 @@ export interface components {
              * @example 2b7d9e1f-4a3c-4d8b-9e6f-0a1b2c3d4e5f
              */
             approvalRequestId: string | null;
+            approval: components["schemas"]["ScheduledPaymentOccurrenceApproval"];
             /**
              * @description FAILED: why (INSUFFICIENT_BALANCE after the retries, LIMIT_EXCEEDED, …); SCHEDULED after a refusal: the last one
              * @example null
              */
             reason: string | null;
         };
+        /** @description HELD_FOR_APPROVAL: what became of its approval request, as it stands now; null otherwise */
+        ScheduledPaymentOccurrenceApproval: {
+            /**
+             * @description PENDING: waiting for the approver; APPROVED: approved, being paid; EXECUTED: approved and paid (tevId or payoutId); FAILED: approved, then refused (reason); REJECTED by the approver; EXPIRED undecided at its deadline; CANCELLED (reason: the account's dual approval was turned off)
+             * @enum {string}
+             */
+            status: "PENDING" | "APPROVED" | "EXECUTED" | "FAILED" | "REJECTED" | "EXPIRED" | "CANCELLED";
+            /**
+             * @description The approver's decision; null while undecided, and for an expired or cancelled request
+             * @enum {string|null}
+             */
+            decision: "APPROVED" | "REJECTED" | null;
+            /**
+             * Format: date-time
+             * @description When it was decided, expired or was cancelled; null while PENDING
+             * @example 2026-12-05T11:20:31.000Z
+             */
+            decidedAt: string | null;
+            /**
+             * @description FAILED: why the approved payment was refused; CANCELLED: why the request was
+             * @example null
+             */
+            reason: string | null;
+            /**
+             * @description A held TEV, once approved: the transfer
+             * @example t2k7m4q9x1v8c3n6b0z5w7r4
+             */
+            tevId: string | null;
+            /**
+             * @description A held Pix, once approved and debited: the payout
+             * @example p6c1v8x3z0b5n2m9q4w7k1r6
+             */
+            payoutId: string | null;
+        } | null;
         NewScheduledPayment: components["schemas"]["NewScheduledPixKeyPayment"] | components["schemas"]["NewScheduledTevPayment"];
         NewScheduledPixKeyPayment: {
             /**
@@ -2453,28 +2488,6 @@ export interface components {
                      * @enum {string}
                      */
                     code?: "CONTACT_ALREADY_EXISTS";
-                };
-            };
-        };
-        /** @description PIX_KEY_NOT_FOUND */
-        PIX_KEY_NOT_FOUND: {
-            headers: {
-                "X-Request-Id": components["headers"]["RequestId"];
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "code": "PIX_KEY_NOT_FOUND",
-                 *       "message": "No account answers for this Pix key"
-                 *     }
-                 */
-                "application/json": components["schemas"]["Error"] & {
-                    /**
-                     * @description No account answers for this Pix key
-                     * @enum {string}
-                     */
-                    code?: "PIX_KEY_NOT_FOUND";
                 };
             };
         };
@@ -5287,6 +5300,7 @@ export interface operations {
                      *           "tevId": null,
                      *           "payoutId": "p6c1v8x3z0b5n2m9q4w7k1r6",
                      *           "approvalRequestId": null,
+                     *           "approval": null,
                      *           "reason": null
                      *         },
                      *         {
@@ -5301,6 +5315,7 @@ export interface operations {
                      *           "tevId": null,
                      *           "payoutId": null,
                      *           "approvalRequestId": null,
+                     *           "approval": null,
                      *           "reason": null
                      *         },
                      *         {
@@ -5315,6 +5330,7 @@ export interface operations {
                      *           "tevId": null,
                      *           "payoutId": null,
                      *           "approvalRequestId": null,
+                     *           "approval": null,
                      *           "reason": null
                      *         }
                      *       ]
@@ -5407,7 +5423,29 @@ export interface operations {
             409: components["responses"]["IDEMPOTENCY_KEY_REUSED"];
             413: components["responses"]["PAYLOAD_TOO_LARGE"];
             415: components["responses"]["UNSUPPORTED_MEDIA_TYPE"];
-            422: components["responses"]["PIX_KEY_NOT_FOUND"];
+            /** @description AMOUNT_ABOVE_LIMIT, PIX_KEY_NOT_FOUND */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "AMOUNT_ABOVE_LIMIT",
+                     *       "message": "The amount is above the largest single TEV the platform settles; nothing was recorded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /**
+                         * @description - `AMOUNT_ABOVE_LIMIT`: The amount is above the largest single TEV the platform settles; nothing was recorded
+                         *     - `PIX_KEY_NOT_FOUND`: No account answers for this Pix key
+                         * @enum {string}
+                         */
+                        code?: "AMOUNT_ABOVE_LIMIT" | "PIX_KEY_NOT_FOUND";
+                    };
+                };
+            };
             423: components["responses"]["PIN_LOCKED"];
             429: components["responses"]["RATE_LIMITED"];
             431: components["responses"]["HEADERS_TOO_LARGE"];
@@ -5473,6 +5511,7 @@ export interface operations {
                      *           "tevId": null,
                      *           "payoutId": "p6c1v8x3z0b5n2m9q4w7k1r6",
                      *           "approvalRequestId": null,
+                     *           "approval": null,
                      *           "reason": null
                      *         },
                      *         {
@@ -5487,6 +5526,7 @@ export interface operations {
                      *           "tevId": null,
                      *           "payoutId": null,
                      *           "approvalRequestId": null,
+                     *           "approval": null,
                      *           "reason": null
                      *         },
                      *         {
@@ -5501,6 +5541,7 @@ export interface operations {
                      *           "tevId": null,
                      *           "payoutId": null,
                      *           "approvalRequestId": null,
+                     *           "approval": null,
                      *           "reason": null
                      *         }
                      *       ]
@@ -5601,6 +5642,7 @@ export interface operations {
                      *           "tevId": null,
                      *           "payoutId": "p6c1v8x3z0b5n2m9q4w7k1r6",
                      *           "approvalRequestId": null,
+                     *           "approval": null,
                      *           "reason": null
                      *         },
                      *         {
@@ -5615,6 +5657,7 @@ export interface operations {
                      *           "tevId": null,
                      *           "payoutId": null,
                      *           "approvalRequestId": null,
+                     *           "approval": null,
                      *           "reason": null
                      *         },
                      *         {
@@ -5629,6 +5672,7 @@ export interface operations {
                      *           "tevId": null,
                      *           "payoutId": null,
                      *           "approvalRequestId": null,
+                     *           "approval": null,
                      *           "reason": null
                      *         }
                      *       ]
@@ -5731,6 +5775,7 @@ export interface operations {
                      *           "tevId": null,
                      *           "payoutId": "p6c1v8x3z0b5n2m9q4w7k1r6",
                      *           "approvalRequestId": null,
+                     *           "approval": null,
                      *           "reason": null
                      *         },
                      *         {
@@ -5745,6 +5790,7 @@ export interface operations {
                      *           "tevId": null,
                      *           "payoutId": null,
                      *           "approvalRequestId": null,
+                     *           "approval": null,
                      *           "reason": null
                      *         },
                      *         {
@@ -5759,6 +5805,7 @@ export interface operations {
                      *           "tevId": null,
                      *           "payoutId": null,
                      *           "approvalRequestId": null,
+                     *           "approval": null,
                      *           "reason": null
                      *         }
                      *       ]

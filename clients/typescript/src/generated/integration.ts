@@ -1708,7 +1708,7 @@ export interface components {
              */
             dueAt: string;
             /**
-             * @description SCHEDULED: to run (at dueAt, or at nextAttemptAt for a retry); RUNNING: being paid; PAID: the TEV settled, or the Pix debited (its payout settles as any other); HELD_FOR_APPROVAL: waiting for the account's approver (approvalRequestId); FAILED: refused (reason); CANCELLED
+             * @description SCHEDULED: to run (at dueAt, or at nextAttemptAt for a retry); RUNNING: being paid; PAID: the TEV settled, or the Pix debited (its payout settles as any other); HELD_FOR_APPROVAL: held for the account's approver (approval says what became of it); FAILED: refused (reason); CANCELLED
              * @enum {string}
              */
             status: "SCHEDULED" | "RUNNING" | "PAID" | "HELD_FOR_APPROVAL" | "FAILED" | "CANCELLED";
@@ -1752,12 +1752,47 @@ export interface components {
              * @example 2b7d9e1f-4a3c-4d8b-9e6f-0a1b2c3d4e5f
              */
             approvalRequestId: string | null;
+            approval: components["schemas"]["ScheduledPaymentOccurrenceApproval"];
             /**
              * @description FAILED: why (INSUFFICIENT_BALANCE after the retries, LIMIT_EXCEEDED, …); SCHEDULED after a refusal: the last one
              * @example null
              */
             reason: string | null;
         };
+        /** @description HELD_FOR_APPROVAL: what became of its approval request, as it stands now; null otherwise */
+        ScheduledPaymentOccurrenceApproval: {
+            /**
+             * @description PENDING: waiting for the approver; APPROVED: approved, being paid; EXECUTED: approved and paid (tevId or payoutId); FAILED: approved, then refused (reason); REJECTED by the approver; EXPIRED undecided at its deadline; CANCELLED (reason: the account's dual approval was turned off)
+             * @enum {string}
+             */
+            status: "PENDING" | "APPROVED" | "EXECUTED" | "FAILED" | "REJECTED" | "EXPIRED" | "CANCELLED";
+            /**
+             * @description The approver's decision; null while undecided, and for an expired or cancelled request
+             * @enum {string|null}
+             */
+            decision: "APPROVED" | "REJECTED" | null;
+            /**
+             * Format: date-time
+             * @description When it was decided, expired or was cancelled; null while PENDING
+             * @example 2026-12-05T11:20:31.000Z
+             */
+            decidedAt: string | null;
+            /**
+             * @description FAILED: why the approved payment was refused; CANCELLED: why the request was
+             * @example null
+             */
+            reason: string | null;
+            /**
+             * @description A held TEV, once approved: the transfer
+             * @example t2k7m4q9x1v8c3n6b0z5w7r4
+             */
+            tevId: string | null;
+            /**
+             * @description A held Pix, once approved and debited: the payout
+             * @example p6c1v8x3z0b5n2m9q4w7k1r6
+             */
+            payoutId: string | null;
+        } | null;
         NewIntegrationScheduledPayment: components["schemas"]["NewIntegrationScheduledPixKeyPayment"] | components["schemas"]["NewIntegrationScheduledTevPayment"];
         NewIntegrationScheduledPixKeyPayment: {
             /**
@@ -2607,28 +2642,6 @@ export interface components {
                      * @enum {string}
                      */
                     code?: "AMOUNT_BELOW_RECEIVE_FEE";
-                };
-            };
-        };
-        /** @description PIX_KEY_NOT_FOUND */
-        PIX_KEY_NOT_FOUND: {
-            headers: {
-                "X-Request-Id": components["headers"]["RequestId"];
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "code": "PIX_KEY_NOT_FOUND",
-                 *       "message": "No account answers for this Pix key"
-                 *     }
-                 */
-                "application/json": components["schemas"]["Error"] & {
-                    /**
-                     * @description No account answers for this Pix key
-                     * @enum {string}
-                     */
-                    code?: "PIX_KEY_NOT_FOUND";
                 };
             };
         };
@@ -3952,6 +3965,7 @@ export interface operations {
                      *           "tevId": null,
                      *           "payoutId": "p6c1v8x3z0b5n2m9q4w7k1r6",
                      *           "approvalRequestId": null,
+                     *           "approval": null,
                      *           "reason": null
                      *         },
                      *         {
@@ -3966,6 +3980,7 @@ export interface operations {
                      *           "tevId": null,
                      *           "payoutId": null,
                      *           "approvalRequestId": null,
+                     *           "approval": null,
                      *           "reason": null
                      *         },
                      *         {
@@ -3980,6 +3995,7 @@ export interface operations {
                      *           "tevId": null,
                      *           "payoutId": null,
                      *           "approvalRequestId": null,
+                     *           "approval": null,
                      *           "reason": null
                      *         }
                      *       ]
@@ -4071,7 +4087,29 @@ export interface operations {
             409: components["responses"]["IDEMPOTENCY_KEY_REUSED"];
             413: components["responses"]["PAYLOAD_TOO_LARGE"];
             415: components["responses"]["UNSUPPORTED_MEDIA_TYPE"];
-            422: components["responses"]["PIX_KEY_NOT_FOUND"];
+            /** @description AMOUNT_ABOVE_LIMIT, PIX_KEY_NOT_FOUND */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "AMOUNT_ABOVE_LIMIT",
+                     *       "message": "The amount is above the largest single TEV the platform settles; nothing was recorded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /**
+                         * @description - `AMOUNT_ABOVE_LIMIT`: The amount is above the largest single TEV the platform settles; nothing was recorded
+                         *     - `PIX_KEY_NOT_FOUND`: No account answers for this Pix key
+                         * @enum {string}
+                         */
+                        code?: "AMOUNT_ABOVE_LIMIT" | "PIX_KEY_NOT_FOUND";
+                    };
+                };
+            };
             431: components["responses"]["HEADERS_TOO_LARGE"];
             500: components["responses"]["INTERNAL_ERROR"];
             503: components["responses"]["UNAVAILABLE"];
@@ -4136,6 +4174,7 @@ export interface operations {
                      *           "tevId": null,
                      *           "payoutId": "p6c1v8x3z0b5n2m9q4w7k1r6",
                      *           "approvalRequestId": null,
+                     *           "approval": null,
                      *           "reason": null
                      *         },
                      *         {
@@ -4150,6 +4189,7 @@ export interface operations {
                      *           "tevId": null,
                      *           "payoutId": null,
                      *           "approvalRequestId": null,
+                     *           "approval": null,
                      *           "reason": null
                      *         },
                      *         {
@@ -4164,6 +4204,7 @@ export interface operations {
                      *           "tevId": null,
                      *           "payoutId": null,
                      *           "approvalRequestId": null,
+                     *           "approval": null,
                      *           "reason": null
                      *         }
                      *       ]
@@ -4244,6 +4285,7 @@ export interface operations {
                      *           "tevId": null,
                      *           "payoutId": "p6c1v8x3z0b5n2m9q4w7k1r6",
                      *           "approvalRequestId": null,
+                     *           "approval": null,
                      *           "reason": null
                      *         },
                      *         {
@@ -4258,6 +4300,7 @@ export interface operations {
                      *           "tevId": null,
                      *           "payoutId": null,
                      *           "approvalRequestId": null,
+                     *           "approval": null,
                      *           "reason": null
                      *         },
                      *         {
@@ -4272,6 +4315,7 @@ export interface operations {
                      *           "tevId": null,
                      *           "payoutId": null,
                      *           "approvalRequestId": null,
+                     *           "approval": null,
                      *           "reason": null
                      *         }
                      *       ]
@@ -4354,6 +4398,7 @@ export interface operations {
                      *           "tevId": null,
                      *           "payoutId": "p6c1v8x3z0b5n2m9q4w7k1r6",
                      *           "approvalRequestId": null,
+                     *           "approval": null,
                      *           "reason": null
                      *         },
                      *         {
@@ -4368,6 +4413,7 @@ export interface operations {
                      *           "tevId": null,
                      *           "payoutId": null,
                      *           "approvalRequestId": null,
+                     *           "approval": null,
                      *           "reason": null
                      *         },
                      *         {
@@ -4382,6 +4428,7 @@ export interface operations {
                      *           "tevId": null,
                      *           "payoutId": null,
                      *           "approvalRequestId": null,
+                     *           "approval": null,
                      *           "reason": null
                      *         }
                      *       ]
