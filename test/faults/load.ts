@@ -102,3 +102,56 @@ export async function runLoad(stack: FaultStack, cast: LoadCast, concurrency: nu
   );
   return answered;
 }
+
+/** São Paulo's date and time (with seconds) `ms` from now: what a holder writes to pay then. */
+function inSaoPaulo(ms: number): { date: string; time: string } {
+  const parts = new Intl.DateTimeFormat('en-CA', {
+    timeZone: 'America/Sao_Paulo',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+    hourCycle: 'h23',
+  }).formatToParts(new Date(Date.now() + ms));
+  const get = (type: string) => parts.find((p) => p.type === type)!.value;
+  return { date: `${get('year')}-${get('month')}-${get('day')}`, time: `${get('hour')}:${get('minute')}:${get('second')}` };
+}
+
+/** The work a load leaves running on its own: a batch payout, and scheduled payments with the moment they are due. */
+export interface Background {
+  batchId: string;
+  scheduleIds: string[];
+  /** The scheduled payments' due time (ms since the epoch). */
+  dueAt: number;
+}
+
+export const BATCH_TEV_ITEMS = 400;
+export const BATCH_PIX_ITEMS = 40;
+
+/**
+ * Starts, through the payer's key, a batch of TEV and Pix items (its Pix few in flight at a time, so that it runs for
+ * several seconds) and two scheduled payments, a TEV and a Pix, due `dueInMs` from now (to the second): what a fault
+ * meets half done.
+ */
+export async function startBackground(stack: FaultStack, cast: LoadCast, dueInMs: number): Promise<Background> {
+  const base = `${stack.apiUrl}/v1/pix-accounts/${cast.payer.pixAccountId}`;
+  const headers = () => ({ authorization: `Bearer ${cast.payer.key}`, 'idempotency-key': randomUUID() });
+  const to = { branch: cast.payee.account.agency, account: cast.payee.account.number };
+  const items = [
+    ...Array.from({ length: BATCH_TEV_ITEMS }, (_, n) => ({ kind: 'TEV', externalRef: `t-${n}`, amountCents: String(randomInt(1, 90)), ...to })),
+    ...Array.from({ length: BATCH_PIX_ITEMS }, (_, n) => ({ kind: 'PIX', externalRef: `p-${n}`, amountCents: String(randomInt(1, 50)), pixKey: 'loja@example.com', pixKeyType: 'EMAIL' })),
+  ];
+  const batch = await http('POST', `${base}/batches`, { body: { items }, headers: headers() });
+  if (batch.status !== 202) throw new Error(`the batch was answered ${batch.status} ${JSON.stringify(batch.body)}`);
+  const when = inSaoPaulo(dueInMs);
+  const scheduled = await Promise.all(
+    [
+      { kind: 'TEV', ...to, amountCents: '4117' },
+      { kind: 'PIX_KEY', pixKey: 'loja@example.com', pixKeyType: 'EMAIL', amountCents: '4119' },
+    ].map((target) => http('POST', `${base}/scheduled-payments`, { body: { ...target, ...when }, headers: headers() })),
+  );
+  for (const res of scheduled) if (res.status !== 201) throw new Error(`a schedule was answered ${res.status} ${JSON.stringify(res.body)}`);
+  return { batchId: batch.body.batchId, scheduleIds: scheduled.map((res) => res.body.id), dueAt: Date.parse(scheduled[0]!.body.occurrences[0].dueAt) };
+}

@@ -23,6 +23,9 @@ export interface FaultStack extends Platform {
   startApi(): Promise<void>;
   killWorker(): Promise<void>;
   restartTemporal(): Promise<void>;
+  /** Kills the Temporal dev server (SIGKILL) until `startTemporal`, which brings it back on its port with its history. */
+  stopTemporal(): Promise<void>;
+  startTemporal(): Promise<void>;
   pausePostgres(): void;
   resumePostgres(): void;
 }
@@ -175,6 +178,10 @@ export async function startFaultStack(overrides: NodeJS.ProcessEnv = {}): Promis
     },
     async restartTemporal() {
       await kill(temporal.process);
+      temporal = await startTemporalDevServer(temporalOptions);
+    },
+    stopTemporal: () => kill(temporal.process),
+    async startTemporal() {
       temporal = await startTemporalDevServer(temporalOptions);
     },
     pausePostgres: () => postgresProcesses().forEach((pid) => process.kill(pid, 'SIGSTOP')),
