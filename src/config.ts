@@ -150,6 +150,13 @@ const schema = z
      */
     BATCH_CHUNK_SIZE: z.coerce.number().int().min(1).max(500).default(100),
     BATCH_PIX_IN_FLIGHT: z.coerce.number().int().min(1).max(5000).default(200),
+    /**
+     * While the api's request path is posting (a TEV or a Pix debit in the last `BATCH_YIELD_MS`), a batch gives way:
+     * a step pays at most `BATCH_YIELD_CHUNK` items of each kind and pauses `BATCH_YIELD_MS` after paying, so the
+     * holders' requests keep their latency (issue 26). Alone, a batch runs at full speed.
+     */
+    BATCH_YIELD_CHUNK: z.coerce.number().int().min(1).max(500).default(10),
+    BATCH_YIELD_MS: z.coerce.number().int().min(0).max(10_000).default(50),
     PIX_NOTIFICATION_WAIT_MS: positiveMs.default(15_000),
     PIX_QUERY_MAX_WAIT_MS: positiveMs.default(600_000),
     /** The sandbox PSP settles a payout this long after submission (and refunds as long after that). */

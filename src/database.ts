@@ -1,6 +1,6 @@
 import { Account } from './accounts/entities.ts';
 import { Holder } from './identity/entities.ts';
-import { openOrm, type Orm } from './persistence/orm.ts';
+import { openOrm, type ApplicationName, type Orm } from './persistence/orm.ts';
 import { ApiKey, Tenant, TenantApiKey } from './tenants/entities.ts';
 
 /**
@@ -9,5 +9,5 @@ import { ApiKey, Tenant, TenantApiKey } from './tenants/entities.ts';
  */
 export const entities = [Tenant, TenantApiKey, ApiKey, Holder, Account];
 
-/** The platform's database, as every process opens it. */
-export const openDatabase = (databaseUrl: string, poolMax?: number): Promise<Orm> => openOrm(databaseUrl, entities, poolMax);
+/** The platform's database, as every process opens it (the api and the worker under their names, `APPLICATION_NAMES`). */
+export const openDatabase = (databaseUrl: string, poolMax?: number, applicationName?: ApplicationName): Promise<Orm> => openOrm(databaseUrl, entities, poolMax, applicationName);

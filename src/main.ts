@@ -5,14 +5,14 @@ import { createHolderApp } from './api/holder-app.ts';
 import { createIntegrationApp } from './api/integration-app.ts';
 import { serve } from './http/server.ts';
 import { createLogger } from './logger.ts';
-import { migrate } from './persistence/orm.ts';
+import { APPLICATION_NAMES, migrate } from './persistence/orm.ts';
 import { paymentContext } from './payments/context.ts';
 import { closePlatform, platformContext } from './platform-context.ts';
 
 /** The api process: the holder API on PORT and the integration API on API_PORT. */
 const config = loadConfigOrExit();
 const logger = createLogger(config.LOG_LEVEL, 'api');
-const platform = platformContext(config, logger, await openDatabase(config.DATABASE_URL, config.DATABASE_POOL_MAX));
+const platform = platformContext(config, logger, await openDatabase(config.DATABASE_URL, config.DATABASE_POOL_MAX, APPLICATION_NAMES.api));
 if (config.NODE_ENV === 'development') await migrate(platform.orm, config.DATABASE_URL, logger);
 // One of each posting queue for the process, shared by both apps. The sandbox's TEV outcomes (,97 and ,98) are loaded
 // with SANDBOX=1 only: a production api runs no sandbox code.

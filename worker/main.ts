@@ -2,6 +2,7 @@ import { Client } from '@temporalio/client';
 import { loadConfigOrExit } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
 import { openDatabase } from '../src/database.ts';
+import { APPLICATION_NAMES } from '../src/persistence/orm.ts';
 import { connectTemporal, ensureSearchAttributes } from '../src/temporal/connection.ts';
 import { startHandOffReconciler } from '../src/handoff/reconciler.ts';
 import { paymentContext } from '../src/payments/context.ts';
@@ -11,7 +12,7 @@ import { createWorker } from './worker.ts';
 const config = loadConfigOrExit();
 const logger = createLogger(config.LOG_LEVEL, 'worker');
 
-const orm = await openDatabase(config.DATABASE_URL, config.DATABASE_POOL_MAX);
+const orm = await openDatabase(config.DATABASE_URL, config.DATABASE_POOL_MAX, APPLICATION_NAMES.worker);
 const temporal = await connectTemporal(config);
 const added = await ensureSearchAttributes(temporal.connection, config.TEMPORAL_NAMESPACE);
 if (added.length > 0) logger.info({ searchAttributes: added }, 'search attributes registered');

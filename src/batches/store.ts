@@ -253,6 +253,22 @@ export async function processingCount(em: EntityManager, batchId: string): Promi
   return row!.n;
 }
 
+/**
+ * How many connections of `applicationName` (the api's) posted a TEV or a Pix debit within the last `windowMs`: one
+ * running now, or ended since, as `pg_stat_activity` shows each connection's last statement. The request path's
+ * postings are these functions' calls (`settle_tev`, `settle_tev_batch`, `debit_pix_payout`, `debit_pix_payout_batch`).
+ */
+export async function recentPostingsOf(em: EntityManager, applicationName: string, windowMs: number): Promise<number> {
+  const [row] = await em.execute<{ n: number }[]>(
+    `select count(*)::int as n from pg_stat_activity
+      where datname = current_database() and application_name = ?
+        and (state = 'active' or state_change > clock_timestamp() - make_interval(secs => ?::float8 / 1000))
+        and (query like '%settle_tev%' or query like '%debit_pix_payout%')`,
+    [applicationName, windowMs],
+  );
+  return row!.n;
+}
+
 /** Whether the batch has items left to pay (PENDING). */
 export async function hasPending(em: EntityManager, batchId: string): Promise<boolean> {
   const [row] = await em.execute<{ any: boolean }[]>(`select exists (select from payment_batch_item where batch_id = ? and status = 'PENDING') as any`, [batchId]);

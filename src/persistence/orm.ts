@@ -12,9 +12,17 @@ const MIGRATION_LOCK = 727001;
 /** The entities the ORM maps: each domain module owns its own, and the process that opens the database lists them (src/database.ts). */
 export type Entities = EntitySchema[];
 
-export function ormOptions(databaseUrl: string, entities: Entities, poolMax = 10): Options {
+/**
+ * The `application_name` of each process's connections: an operator tells them apart in `pg_stat_activity`, and a
+ * batch payout's steps (in the worker) see there whether the api's request path is posting (src/batches/pacing.ts).
+ */
+export const APPLICATION_NAMES = { api: 'banking-api', worker: 'banking-worker' } as const;
+export type ApplicationName = (typeof APPLICATION_NAMES)[keyof typeof APPLICATION_NAMES];
+
+export function ormOptions(databaseUrl: string, entities: Entities, poolMax = 10, applicationName?: ApplicationName): Options {
   return defineConfig({
     clientUrl: databaseUrl,
+    ...(applicationName ? { driverOptions: { application_name: applicationName } } : {}),
     entities,
     extensions: [Migrator],
     migrations: {
@@ -32,8 +40,8 @@ export function ormOptions(databaseUrl: string, entities: Entities, poolMax = 10
   });
 }
 
-export async function openOrm(databaseUrl: string, entities: Entities, poolMax?: number): Promise<Orm> {
-  return MikroORM.init(ormOptions(databaseUrl, entities, poolMax));
+export async function openOrm(databaseUrl: string, entities: Entities, poolMax?: number, applicationName?: ApplicationName): Promise<Orm> {
+  return MikroORM.init(ormOptions(databaseUrl, entities, poolMax, applicationName));
 }
 
 /**
