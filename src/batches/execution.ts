@@ -46,6 +46,7 @@ export type ExecutionConfig = Pick<
   | 'BATCH_CHUNK_SIZE'
   | 'BATCH_PIX_IN_FLIGHT'
   | 'BATCH_YIELD_CHUNK'
+  | 'BATCH_YIELD_PIX_IN_FLIGHT'
   | 'BATCH_YIELD_MS'
 >;
 
@@ -162,8 +163,9 @@ export async function payNextChunk(em: EntityManager, config: ExecutionConfig, b
   if (await hasPending(em, batchId)) {
     const yielding = await yieldsTo(em, config);
     const size = yielding ? Math.min(chunkSize, config.BATCH_YIELD_CHUNK) : chunkSize;
+    const inFlight = yielding ? Math.min(pixInFlight, config.BATCH_YIELD_PIX_IN_FLIGHT) : pixInFlight;
     paid += await payChunk(em, config, batchId, 'TEV', size);
-    const room = Math.min(size, pixInFlight - (await processingCount(em, batchId)));
+    const room = Math.min(size, inFlight - (await processingCount(em, batchId)));
     if (room > 0) paid += await payChunk(em, config, batchId, 'PIX', room);
     if (yielding && paid > 0) await sleep(config.BATCH_YIELD_MS);
   }
@@ -175,8 +177,10 @@ export async function payNextChunk(em: EntityManager, config: ExecutionConfig, b
 /**
  * Whether a step gives way to the holders' requests: the api posted a TEV or a Pix debit within the last
  * `BATCH_YIELD_MS`. The two share PostgreSQL's cores; a step of 100 TEVs is tens of milliseconds of one of them, which a
- * request arriving then waits behind (the unrelated TEVs' p99 rose 2.9× during a 5,000-item batch). So while the
- * request path is busy, the batch pays in small steps with pauses between them, and at full speed when it is alone.
+ * request arriving then waits behind (the unrelated TEVs' p99 rose 2.9× during a 5,000-item batch); a Pix item's
+ * settlement is a workflow, a provider call and a notification, on the cores the api shares. So while the request
+ * path is busy, the batch pays in small steps with pauses between them and few Pix in flight, and at full speed when
+ * it is alone.
  */
 async function yieldsTo(em: EntityManager, config: ExecutionConfig): Promise<boolean> {
   return (await recentPostingsOf(em, APPLICATION_NAMES.api, Math.max(config.BATCH_YIELD_MS, 1))) > 0;

@@ -239,6 +239,7 @@ describe('the events a case writes parse with their definitions', () => {
       BATCH_CHUNK_SIZE: 100,
       BATCH_PIX_IN_FLIGHT: 10,
       BATCH_YIELD_CHUNK: 10,
+      BATCH_YIELD_PIX_IN_FLIGHT: 20,
       BATCH_YIELD_MS: 50,
       PIX_NOTIFICATION_WAIT_MS: 15_000,
       PIX_QUERY_MAX_WAIT_MS: 600_000,
