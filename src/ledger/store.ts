@@ -126,16 +126,19 @@ export interface BalanceRow {
  * millisecond: a movement whose `createdAt` is `at` itself is included.
  */
 export async function lastMovementAt(em: EntityManager, accountId: string, at: string | null): Promise<BalanceRow | null> {
-  const [row] = await em.execute<BalanceRow[]>(
-    `select m.statement_id, m.balance_after_cents::text as balance_after_cents
-       from movement m
-      where m.account_id = ?
-        ${at === null ? '' : "and m.created_at < date_trunc('milliseconds', ?::timestamptz) + interval '1 millisecond'"}
-      order by m.created_at desc, m.id desc
-      limit 1`,
-    at === null ? [accountId] : [accountId, at],
-  );
-  return row ?? null;
+  // A named prepared statement on the pool (one per form): planned once per connection, as the request path's postings.
+  const pool = await em.getConnection().getNativeClient();
+  const { rows } = await pool.query<BalanceRow>({
+    name: at === null ? 'balance_now' : 'balance_at',
+    text: `select m.statement_id, m.balance_after_cents::text as balance_after_cents
+             from movement m
+            where m.account_id = $1
+              ${at === null ? '' : "and m.created_at < date_trunc('milliseconds', $2::timestamptz) + interval '1 millisecond'"}
+            order by m.created_at desc, m.id desc
+            limit 1`,
+    values: at === null ? [accountId] : [accountId, at],
+  });
+  return rows[0] ?? null;
 }
 
 /** A movement as a statement export writes it: what an accountant's line needs, times in UTC and in Brasília. */

@@ -1,4 +1,3 @@
-import { once } from 'node:events';
 import { finished } from 'node:stream/promises';
 import type { Writable } from 'node:stream';
 import type { EntityManager } from '@mikro-orm/postgresql';
@@ -16,7 +15,17 @@ const PAGE = 2_000;
 
 /** Waits until `out` takes more, so that a slow client holds back the reading instead of filling the api's memory. */
 async function drained(out: Writable): Promise<void> {
-  if (out.writableNeedDrain) await Promise.race([once(out, 'drain'), once(out, 'close')]);
+  if (!out.writableNeedDrain) return;
+  // Whichever comes first; both listeners go then, so a long export does not pile them up on the response.
+  await new Promise<void>((resolve) => {
+    const done = () => {
+      out.off('drain', done);
+      out.off('close', done);
+      resolve();
+    };
+    out.on('drain', done);
+    out.on('close', done);
+  });
 }
 
 /**
