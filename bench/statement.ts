@@ -13,12 +13,19 @@
  *    need a cursor the script builds, which a signing endpoint refuses: then they are measured on SQL only).
  * 3. The same pages as SQL alone (keyset query on movement + the page's ledger entries), and EXPLAIN ANALYZE of a
  *    first page and of the deepest page, to show movement_statement_idx serves them and what depth costs.
- * Exit 1 when a page is malformed or the index is not used.
+ * 4. The statement export, over HTTP, of the whole 90 days (every row): CSV and OFX, streamed, as rows/s, with the api
+ *    process's resident memory (RSS) sampled every 50 ms during each, against the targets (CSV ≥ 50,000 rows/s, RSS
+ *    growing < 100 MB).
+ * 5. The balance at a moment (GET /accounts/:accountId/balance?at=) at `samples` random instants of the 90 days, one
+ *    request at a time, p99 against the target (< 10 ms); 20 of them checked against the sum of the entries.
+ * Exit 1 when a page is malformed, the index is not used, an export is short, or a balance is not the entries' sum.
  */
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import type pg from 'pg';
+import { readFileSync } from 'node:fs';
 import { closeHttp, request } from './lib/http.ts';
+import { processes } from './lib/proc.ts';
 import { admin, assertPlatformUp, authenticate, holderUrl, onboardHolder, openPool, say, waitForApprovedAccounts } from './lib/platform.ts';
 import { Latencies, seconds, since } from './lib/stats.ts';
 
@@ -413,6 +420,113 @@ async function deepestPosition(pool: pg.Pool, accountId: string): Promise<Positi
   return rows[0]!;
 }
 
+// ------------------------------------------------------------------------------------------------ exports and balances
+
+/** The api process serving holderUrl: the one `src/main.ts` of this machine (null when there is not exactly one). */
+function apiPid(): number | null {
+  const apis = processes().filter((p) => /(^|\s|\/)src\/main\.ts(\s|$)/.test(p.command));
+  return apis.length === 1 ? apis[0]!.pid : null;
+}
+
+/** Resident memory of a process in MB (VmRSS), NaN once it is gone. */
+function rssMb(pid: number): number {
+  try {
+    const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return kb ? Number(kb) / 1024 : NaN;
+  } catch {
+    return NaN;
+  }
+}
+
+interface ExportFigures {
+  rows: number;
+  ms: number;
+  megabytes: number;
+  rssBefore: number;
+  rssPeak: number;
+}
+
+/** Downloads one export of the whole range, counting its rows as they arrive (never holding the file). */
+async function measureExport(target: BenchAccount, token: string, accept: 'text/csv' | 'application/x-ofx'): Promise<ExportFigures> {
+  const pid = apiPid();
+  const rssBefore = pid ? rssMb(pid) : NaN;
+  let rssPeak = rssBefore;
+  const sampler = setInterval(() => {
+    if (pid) rssPeak = Math.max(rssPeak, rssMb(pid));
+  }, 50);
+  // A day more than the 90 days on each side: every row of the account, whatever the hour of the fill.
+  const startDate = isoDay(Date.now() - (SPAN_DAYS + 1) * DAY_MS);
+  const endDate = isoDay(Date.now() + DAY_MS);
+  const start = performance.now();
+  const res = await fetch(`${holderUrl}/accounts/${target.accountId}/statement?startDate=${startDate}&endDate=${endDate}`, {
+    headers: { 'x-tenant-id': target.tenantId, authorization: `Bearer ${token}`, accept },
+  });
+  if (res.status !== 200 || !res.body) throw new Error(`export ${accept}: HTTP ${res.status} ${await res.text()}`);
+  // A CSV row is a line (less the header); an OFX transaction opens with <STMTTRN>, which a chunk may cut: the tail
+  // of each chunk is carried into the next.
+  const marker = accept === 'text/csv' ? '\n' : '<STMTTRN>';
+  let count = 0;
+  let bytes = 0;
+  let carry = '';
+  const decoder = new TextDecoder();
+  for await (const chunk of res.body) {
+    bytes += chunk.byteLength;
+    const text = carry + decoder.decode(chunk, { stream: true });
+    for (let i = text.indexOf(marker); i !== -1; i = text.indexOf(marker, i + marker.length)) count++;
+    carry = text.slice(Math.max(0, text.length - marker.length + 1));
+    if (carry.includes(marker)) carry = '';
+  }
+  const ms = since(start);
+  clearInterval(sampler);
+  if (pid) rssPeak = Math.max(rssPeak, rssMb(pid));
+  return { rows: accept === 'text/csv' ? count - 1 : count, ms, megabytes: bytes / 1024 / 1024, rssBefore, rssPeak };
+}
+
+function printExport(label: string, f: ExportFigures, targetRate: number | null): boolean {
+  const rate = f.rows / (f.ms / 1000);
+  const growth = f.rssPeak - f.rssBefore;
+  say(
+    `  ${label.padEnd(5)} ${f.rows.toLocaleString('en')} rows, ${f.megabytes.toFixed(1)} MB in ${seconds(f.ms)}: ${Math.round(rate).toLocaleString('en')} rows/s` +
+      `${targetRate ? ` (target ≥ ${targetRate.toLocaleString('en')})` : ''}; api RSS ${f.rssBefore.toFixed(0)} → peak ${f.rssPeak.toFixed(0)} MB (+${growth.toFixed(0)} MB, target < 100)`,
+  );
+  return f.rows === ROWS && (targetRate === null || rate >= targetRate) && !(growth >= 100);
+}
+
+/** Balances at random instants over HTTP; the first 20 compared with the entries' sum up to that instant. */
+async function measureBalances(pool: pg.Pool, target: BenchAccount, token: string): Promise<{ latencies: Latencies; wrong: number }> {
+  const latencies = new Latencies();
+  let wrong = 0;
+  for (let i = 0; i < SAMPLES; i++) {
+    const at = new Date(Date.now() - Math.random() * SPAN_DAYS * DAY_MS).toISOString();
+    const start = performance.now();
+    const res = await request<{ balance: number }>('GET', `${holderUrl}/accounts/${target.accountId}/balance?at=${encodeURIComponent(at)}`, {
+      headers: { 'x-tenant-id': target.tenantId, authorization: `Bearer ${token}` },
+    });
+    latencies.add(since(start));
+    if (res.status !== 200) wrong++;
+    else if (i < 20) {
+      const { rows } = await pool.query<{ cents: string }>(
+        `select coalesce(sum(amount_cents), 0)::text as cents from ledger_entry where account_id = $1 and date_trunc('milliseconds', created_at) <= $2::timestamptz`,
+        [target.accountId, at],
+      );
+      if (Math.round(res.body.balance * 100) !== Number(rows[0]!.cents)) wrong++;
+    }
+  }
+  return { latencies, wrong };
+}
+
+async function measureExportsAndBalances(pool: pg.Pool, target: BenchAccount): Promise<boolean> {
+  const { token } = await authenticate(target.tenantId, target.document);
+  const pid = apiPid();
+  say(`\nstatement export of every row (${SPAN_DAYS + 3} days) over HTTP, streamed (api pid ${pid ?? 'not found: RSS not sampled'}):`);
+  const csvOk = printExport('CSV', await measureExport(target, token, 'text/csv'), 50_000);
+  const ofxOk = printExport('OFX', await measureExport(target, token, 'application/x-ofx'), null);
+  const { latencies, wrong } = await measureBalances(pool, target, token);
+  say(`balance at a moment, ${SAMPLES} random instants, one request at a time (target p99 < 10 ms):`);
+  say(`  ${latencies.line('GET …/balance?at=')}  not exact or failed: ${wrong}`);
+  return csvOk && ofxOk && wrong === 0 && latencies.summary().p99 < 10;
+}
+
 // ------------------------------------------------------------------------------------------------------- main
 
 async function main(): Promise<number> {
@@ -438,7 +552,8 @@ async function main(): Promise<number> {
     // A first page, then the deepest page of the range: the second shows what a deep cursor costs.
     const firstUsesIndex = await explain(pool, target, null);
     const deepUsesIndex = await explain(pool, target, await deepestPosition(pool, target.accountId));
-    return firstUsesIndex && deepUsesIndex && (!http || http.errors.size === 0) ? 0 : 1;
+    const exportsOk = await measureExportsAndBalances(pool, target);
+    return firstUsesIndex && deepUsesIndex && exportsOk && (!http || http.errors.size === 0) ? 0 : 1;
   } finally {
     await pool.end();
     closeHttp();
