@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
 import { attemptKey } from '../src/schedules/execution.ts';
+import { saoPauloWallClock } from '../src/shared/time.ts';
 import { scheduledPaymentWorkflowId } from '../workflows/contracts/scheduled-payment.ts';
 import { adminOk } from './support/admin.ts';
 import { closeDb, sql } from './support/db.ts';
@@ -52,20 +53,7 @@ afterAll(async () => {
 });
 
 /** São Paulo's date and time (with seconds) `ms` from now: what a holder writes to pay then. */
-function inSaoPaulo(ms: number): { date: string; time: string } {
-  const parts = new Intl.DateTimeFormat('en-CA', {
-    timeZone: 'America/Sao_Paulo',
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-    second: '2-digit',
-    hourCycle: 'h23',
-  }).formatToParts(new Date(Date.now() + ms));
-  const get = (type: string) => parts.find((p) => p.type === type)!.value;
-  return { date: `${get('year')}-${get('month')}-${get('day')}`, time: `${get('hour')}:${get('minute')}:${get('second')}` };
-}
+const inSaoPaulo = (ms: number): { date: string; time: string } => saoPauloWallClock(new Date(Date.now() + ms));
 
 const addDays = (date: string, days: number) => new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
 

@@ -31,6 +31,12 @@ export function isoSaoPaulo(date: Date): string {
   return `${p.date}T${p.time}.${String(date.getUTCMilliseconds()).padStart(3, '0')}${p.offset}`;
 }
 
+/** The wall clock in America/Sao_Paulo at `date`: `YYYY-MM-DD` and `HH:mm:ss`, as a holder writes a moment to pay. */
+export function saoPauloWallClock(date: Date): { date: string; time: string } {
+  const { date: day, time } = partsIn(date, SAO_PAULO);
+  return { date: day, time };
+}
+
 /** The calendar date in America/Sao_Paulo at `date`: `YYYY-MM-DD`. */
 export const saoPauloDate = (date: Date): string => partsIn(date, SAO_PAULO).date;
 

@@ -1,5 +1,6 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import { newCpf, PASSWORD, tenantHeaders, type Onboarded } from '../support/fixtures.ts';
+import { saoPauloWallClock } from '../../src/shared/time.ts';
 import { http } from '../support/http.ts';
 import type { FaultStack } from './stack.ts';
 
@@ -104,20 +105,7 @@ export async function runLoad(stack: FaultStack, cast: LoadCast, concurrency: nu
 }
 
 /** São Paulo's date and time (with seconds) `ms` from now: what a holder writes to pay then. */
-function inSaoPaulo(ms: number): { date: string; time: string } {
-  const parts = new Intl.DateTimeFormat('en-CA', {
-    timeZone: 'America/Sao_Paulo',
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-    second: '2-digit',
-    hourCycle: 'h23',
-  }).formatToParts(new Date(Date.now() + ms));
-  const get = (type: string) => parts.find((p) => p.type === type)!.value;
-  return { date: `${get('year')}-${get('month')}-${get('day')}`, time: `${get('hour')}:${get('minute')}:${get('second')}` };
-}
+const inSaoPaulo = (ms: number): { date: string; time: string } => saoPauloWallClock(new Date(Date.now() + ms));
 
 /** The work a load leaves running on its own: a batch payout, and scheduled payments with the moment they are due. */
 export interface Background {
