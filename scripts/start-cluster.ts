@@ -8,7 +8,7 @@
  */
 import { ConfigError, EMBEDDED_DATABASE, loadConfig } from '../src/config.ts';
 import { ensureClusterBinaries } from './lib/cluster-binaries.ts';
-import { CLUSTER_PORTS } from './lib/cluster-topology.ts';
+import { API_INSTANCES, apiInstancePorts, CLUSTER_PORTS } from './lib/cluster-topology.ts';
 import { startCluster } from './lib/cluster.ts';
 import { createSupervisor } from './lib/supervisor.ts';
 import { temporalPortsFrom } from './lib/temporal-cluster-server.ts';
@@ -49,7 +49,8 @@ try {
     dataDir: 'data',
     embedded: external ? null : { dir: './data/pg', port: EMBEDDED_DATABASE.port, database: EMBEDDED_DATABASE.database, fresh: false },
     host: config.HOST,
-    ports: { holder: config.PORT, integration: config.API_PORT, psp: Number(new URL(config.PIX_PROVIDER_URL).port || CLUSTER_PORTS.psp), apiBase: CLUSTER_PORTS.apiBase },
+    ports: { holder: config.PORT, integration: config.API_PORT, psp: Number(new URL(config.PIX_PROVIDER_URL).port || CLUSTER_PORTS.psp) },
+    apiPorts: Array.from({ length: API_INSTANCES }, (_, i) => apiInstancePorts(CLUSTER_PORTS.apiBase, i)),
     temporalPorts: temporalPortsFrom(Number(config.TEMPORAL_ADDRESS.split(':')[1]), CLUSTER_PORTS.temporalUi),
     env: { ...env, TEMPORAL_NAMESPACE: config.TEMPORAL_NAMESPACE, JWT_SECRET: config.JWT_SECRET, KEY_PEPPER: config.KEY_PEPPER, PIX_PROVIDER_API_KEY: config.PIX_PROVIDER_API_KEY, PIX_PROVIDER_WEBHOOK_SECRET: config.PIX_PROVIDER_WEBHOOK_SECRET },
     output: 'inherit',

@@ -11,7 +11,7 @@ import {
   TEMPORAL_UI_VERSION,
   WORKER_INSTANCES,
 } from '../scripts/lib/cluster-topology.ts';
-import { balancedApis, haproxyConfig } from '../scripts/lib/load-balancer.ts';
+import { balancedApis, haproxyConfig, UNAVAILABLE_ANSWER } from '../scripts/lib/load-balancer.ts';
 
 /**
  * docker-compose.yml and `npm run start:cluster` describe one topology: the same Temporal server, UI and schema tools,
@@ -64,7 +64,9 @@ describe('docker-compose.yml runs the topology the cluster script runs', () => {
       .filter((name) => /^api-\d+$/.test(name))
       .map((name) => ({ name, holder: `${name}:3000`, integration: `${name}:3001` }));
     const file = readFileSync('docker/haproxy.cfg', 'utf8').split('\n').filter((line) => !line.startsWith('#')).join('\n');
-    expect(file).toBe(haproxyConfig('0.0.0.0', balancedApis({ holder: 3000, integration: 3001 }, apis), '127.0.0.11:53'));
+    expect(file).toBe(haproxyConfig('0.0.0.0', balancedApis({ holder: 3000, integration: 3001 }, apis), '/usr/local/etc/haproxy/unavailable.http', '127.0.0.11:53'));
+    expect(readFileSync('docker/unavailable.http', 'utf8')).toBe(UNAVAILABLE_ANSWER);
+    expect(lb.volumes).toEqual(['./docker/haproxy.cfg:/usr/local/etc/haproxy/haproxy.cfg:ro', './docker/unavailable.http:/usr/local/etc/haproxy/unavailable.http:ro']);
     // Only the load balancer takes the clients' ports.
     expect(Object.entries(services).filter(([, s]) => (s.ports ?? []).some((p) => /^3000:|^3001:/.test(p))).map(([name]) => name)).toEqual(['load-balancer']);
   });

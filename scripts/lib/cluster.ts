@@ -3,7 +3,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { join } from 'node:path';
 import { keptFile } from '../../src/shared/kept-file.ts';
 import type { ClusterBinaries } from './cluster-binaries.ts';
-import { API_INSTANCES, apiInstancePorts, WORKER_INSTANCES, type SHARED_APP_ENV } from './cluster-topology.ts';
+import { API_INSTANCES, WORKER_INSTANCES, type SHARED_APP_ENV } from './cluster-topology.ts';
 import { balancedApis, startLoadBalancer } from './load-balancer.ts';
 import { spawnService, waitForHttp, waitForLine, type ManagedProcess } from './processes.ts';
 import type { Supervisor } from './supervisor.ts';
@@ -16,12 +16,16 @@ export interface ClusterOptions {
   dataDir: string;
   /** The embedded PostgreSQL to run (its data directory and port), unless `env.DATABASE_URL` names another server. */
   embedded: { dir: string; port: number; database: string; fresh: boolean } | null;
-  /** Where clients reach the holder and integration APIs (the load balancer), the sandbox PSP and the api instances. */
+  /** Where clients reach the holder and integration APIs (the load balancer) and the sandbox PSP. */
   host: string;
-  ports: { holder: number; integration: number; psp: number; apiBase: number };
+  ports: { holder: number; integration: number; psp: number };
+  /** The ports of each api instance (API_INSTANCES of them), on 127.0.0.1 behind the load balancer. */
+  apiPorts: { holder: number; integration: number }[];
   temporalPorts: TemporalPorts;
   /** The apps' environment: what the instances must share is completed here (SHARED_APP_ENV). */
   env: NodeJS.ProcessEnv & { TEMPORAL_NAMESPACE: string; JWT_SECRET: string; KEY_PEPPER: string; PIX_PROVIDER_API_KEY: string; PIX_PROVIDER_WEBHOOK_SECRET: string };
+  /** Called before a process (re)starts: tests hold one down this way while the supervisor would restart it. */
+  beforeStart?: (name: string) => Promise<void>;
   /** 'inherit': the apps write to this process's output (the script); a function: every line of every process (tests). */
   output: 'inherit' | ((name: string, line: string) => void);
   log: (line: string) => void;
@@ -54,6 +58,7 @@ export async function startCluster(o: ClusterOptions): Promise<Cluster> {
     o.supervisor.keep({
       name,
       async start() {
+        await o.beforeStart?.(name);
         const p = await start();
         processes.set(name, p);
         return p;
@@ -154,10 +159,8 @@ export async function startCluster(o: ClusterOptions): Promise<Cluster> {
     ),
   );
 
-  const apis = Array.from({ length: API_INSTANCES }, (_, i) => {
-    const ports = apiInstancePorts(o.ports.apiBase, i);
-    return { name: `api-${i + 1}`, ports, holderUrl: `http://127.0.0.1:${ports.holder}`, apiUrl: `http://127.0.0.1:${ports.integration}` };
-  });
+  if (o.apiPorts.length !== API_INSTANCES) throw new Error(`${API_INSTANCES} api instances need their ports, ${o.apiPorts.length} given`);
+  const apis = o.apiPorts.map((ports, i) => ({ name: `api-${i + 1}`, ports, holderUrl: `http://127.0.0.1:${ports.holder}`, apiUrl: `http://127.0.0.1:${ports.integration}` }));
   await Promise.all(
     apis.map((a) =>
       keep(a.name, async () => {

@@ -2,7 +2,7 @@ import { randomInt, randomUUID } from 'node:crypto';
 import { newCpf, PASSWORD, tenantHeaders, type Onboarded } from '../support/fixtures.ts';
 import { saoPauloWallClock } from '../../src/shared/time.ts';
 import { http } from '../support/http.ts';
-import type { FaultStack } from './stack.ts';
+import type { Platform } from '../support/platform.ts';
 
 /** The accounts a load moves money between, and the keys it uses. */
 export interface LoadCast {
@@ -13,6 +13,9 @@ export interface LoadCast {
   /** Under dual approval: its TEVs are held. */
   held: Onboarded & { key: string };
 }
+
+/** Where a load is sent: the platform's two APIs (one api's, or a load balancer's). */
+export type LoadTarget = Pick<Platform, 'apiUrl' | 'holderUrl'>;
 
 export type OperationKind = 'tev' | 'pix' | 'charge' | 'held' | 'registration';
 
@@ -39,7 +42,7 @@ export const DOCUMENTED: Record<OperationKind, number[]> = {
 
 const KINDS: OperationKind[] = ['tev', 'tev', 'tev', 'pix', 'charge', 'held', 'registration'];
 
-async function one(stack: FaultStack, cast: LoadCast, kind: OperationKind): Promise<Answered> {
+async function one(stack: LoadTarget, cast: LoadCast, kind: OperationKind): Promise<Answered> {
   const started = Date.now();
   const key = randomUUID();
   let res;
@@ -85,7 +88,7 @@ async function one(stack: FaultStack, cast: LoadCast, kind: OperationKind): Prom
  * Mixed requests from `concurrency` clients until `until()` says stop. A request that fails at the transport level
  * (the api was killed under it) is recorded as status 0: the client saw the connection drop.
  */
-export async function runLoad(stack: FaultStack, cast: LoadCast, concurrency: number, until: () => boolean): Promise<Answered[]> {
+export async function runLoad(stack: LoadTarget, cast: LoadCast, concurrency: number, until: () => boolean): Promise<Answered[]> {
   const answered: Answered[] = [];
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
@@ -123,7 +126,7 @@ export const BATCH_PIX_ITEMS = 40;
  * several seconds) and two scheduled payments, a TEV and a Pix, due `dueInMs` from now (to the second): what a fault
  * meets half done.
  */
-export async function startBackground(stack: FaultStack, cast: LoadCast, dueInMs: number): Promise<Background> {
+export async function startBackground(stack: LoadTarget, cast: LoadCast, dueInMs: number): Promise<Background> {
   const base = `${stack.apiUrl}/v1/pix-accounts/${cast.payer.pixAccountId}`;
   const headers = () => ({ authorization: `Bearer ${cast.payer.key}`, 'idempotency-key': randomUUID() });
   const to = { branch: cast.payee.account.agency, account: cast.payee.account.number };

@@ -6,6 +6,9 @@ import { waitFor } from './wait.ts';
 
 export { waitFor };
 
+/** What the fixtures use of a platform: its holder API and the environment its operator CLI runs with. */
+type Reached = Pick<Platform, 'holderUrl' | 'env'>;
+
 function withCheckDigits(base: number[], weights1: number[], weights2: number[]): string {
   const digit = (ds: number[], ws: number[]) => {
     const rest = ds.reduce((a, d, i) => a + d * ws[i]!, 0) % 11;
@@ -35,7 +38,7 @@ export const shownToPixPayer = (document: string): string => (document.length ==
 export const PASSWORD = 'correct-horse-42';
 export const PIN = '2580';
 
-export async function newTenant(platform: Platform, options: { pinExempt?: boolean; name?: string } = {}): Promise<string> {
+export async function newTenant(platform: Reached, options: { pinExempt?: boolean; name?: string } = {}): Promise<string> {
   const args = ['tenant:create', '--name', options.name ?? `Tenant ${randomUUID().slice(0, 8)}`];
   if (options.pinExempt) args.push('--pin-exempt');
   return (await adminOk(platform.env, ...args)).tenantId;
@@ -55,7 +58,7 @@ export interface Registered {
   type: 'PERSON' | 'COMPANY';
 }
 
-export async function register(platform: Platform, tenantId: string, type: 'PERSON' | 'COMPANY' = 'PERSON', overrides: Record<string, string> = {}): Promise<Registered> {
+export async function register(platform: Reached, tenantId: string, type: 'PERSON' | 'COMPANY' = 'PERSON', overrides: Record<string, string> = {}): Promise<Registered> {
   const document = overrides.document ?? (type === 'PERSON' ? newCpf() : newCnpj());
   const body = { name: type === 'PERSON' ? 'Maria da Silva' : 'Padaria Pão Quente LTDA', email: `${randomUUID()}@example.com`, password: PASSWORD, document, ...overrides };
   const res = await http('POST', `${platform.holderUrl}/${type === 'PERSON' ? 'persons' : 'companies'}`, { body, headers: tenantHeaders(tenantId) });
@@ -65,12 +68,12 @@ export async function register(platform: Platform, tenantId: string, type: 'PERS
 }
 
 /** Completes KYC through the sandbox page's endpoint, as the holder's browser would. */
-export async function completeKyc(platform: Platform, holder: { onboardingRequisitionId: number }, body: Record<string, string> = {}) {
+export async function completeKyc(platform: Reached, holder: { onboardingRequisitionId: number }, body: Record<string, string> = {}) {
   return http('POST', `${platform.holderUrl}/onboarding/${holder.onboardingRequisitionId}/complete`, { body });
 }
 
 /** A registered holder whose account the onboarding workflow has provisioned (still PENDING: KYC not done). */
-export async function registeredWithAccount(platform: Platform, tenantId: string): Promise<Registered & { accountId: string }> {
+export async function registeredWithAccount(platform: Reached, tenantId: string): Promise<Registered & { accountId: string }> {
   const r = await register(platform, tenantId);
   const accounts = await waitFor(async () => {
     const a = (await login(platform, r)).body.accounts;
@@ -79,7 +82,7 @@ export async function registeredWithAccount(platform: Platform, tenantId: string
   return { ...r, accountId: accounts[0].id };
 }
 
-export async function login(platform: Platform, r: { tenantId: string; document: string; password: string }) {
+export async function login(platform: Reached, r: { tenantId: string; document: string; password: string }) {
   return http('POST', `${platform.holderUrl}/authenticate`, { body: { document: r.document, password: r.password }, headers: tenantHeaders(r.tenantId) });
 }
 
@@ -89,7 +92,7 @@ export interface Onboarded extends Registered {
 }
 
 /** A holder through KYC, with a PIN and a fresh token: ready to move money. */
-export async function onboarded(platform: Platform, tenantId: string, type: 'PERSON' | 'COMPANY' = 'PERSON'): Promise<Onboarded> {
+export async function onboarded(platform: Reached, tenantId: string, type: 'PERSON' | 'COMPANY' = 'PERSON'): Promise<Onboarded> {
   const r = await register(platform, tenantId, type);
   const kyc = await completeKyc(platform, r.holder, type === 'COMPANY' ? { partnerName: 'João Sócio', partnerDocument: newCpf() } : {});
   if (kyc.status !== 200) throw new Error(`KYC failed: ${kyc.status} ${JSON.stringify(kyc.body)}`);
@@ -102,7 +105,7 @@ export async function onboarded(platform: Platform, tenantId: string, type: 'PER
 
 
 /** Funds an account through the sandbox incoming Pix (the real ledger path). */
-export async function fund(platform: Platform, tenantId: string, accountId: string, amountCents: number | string) {
+export async function fund(platform: Reached, tenantId: string, accountId: string, amountCents: number | string) {
   const res = await http('POST', `${platform.holderUrl}/sandbox/pix/incoming`, {
     body: { accountId, amountCents: String(amountCents), payerName: 'Pagador Sandbox', payerDocument: newCpf() },
     headers: tenantHeaders(tenantId),
@@ -112,17 +115,17 @@ export async function fund(platform: Platform, tenantId: string, accountId: stri
 }
 
 /** An integration API key scoped to the given Pix accounts. */
-export async function apiKey(platform: Platform, tenantId: string, ...pixAccountIds: string[]): Promise<string> {
+export async function apiKey(platform: Reached, tenantId: string, ...pixAccountIds: string[]): Promise<string> {
   const args = ['api-key:create', '--tenant', tenantId, ...pixAccountIds.flatMap((p) => ['--pix-account', p])];
   return (await adminOk(platform.env, ...args)).key;
 }
 
 /** The holder's first account as the operator sees it (`account:show`): its ids in every form. */
-async function shownAccount(platform: Platform, tenantId: string, document: string): Promise<{ id: string; pixAccountId: string; coreAccountId: string }> {
+async function shownAccount(platform: Reached, tenantId: string, document: string): Promise<{ id: string; pixAccountId: string; coreAccountId: string }> {
   return (await adminOk(platform.env, 'account:show', '--tenant', tenantId, '--document', document)).accounts[0];
 }
 
-export const pixAccountIdOf = async (platform: Platform, tenantId: string, document: string): Promise<string> => (await shownAccount(platform, tenantId, document)).pixAccountId;
+export const pixAccountIdOf = async (platform: Reached, tenantId: string, document: string): Promise<string> => (await shownAccount(platform, tenantId, document)).pixAccountId;
 
 /** The internal account id (a cuid) that payouts and events name, unlike the account's UUID. */
-export const coreAccountIdOf = async (platform: Platform, tenantId: string, document: string): Promise<string> => (await shownAccount(platform, tenantId, document)).coreAccountId;
+export const coreAccountIdOf = async (platform: Reached, tenantId: string, document: string): Promise<string> => (await shownAccount(platform, tenantId, document)).coreAccountId;
