@@ -315,13 +315,18 @@ async function steady(pool: pg.Pool, payers: Payer[]): Promise<{ tally: PixTally
 
 // --------------------------------------------------------------------------------------------------------- idle
 
-/** The Temporal dev server `npm start` runs for this platform (by its port), and the worker started beside it. */
+/**
+ * The Temporal dev server `npm start` runs for this platform (by its port), or the Temporal server of
+ * `npm run start:cluster`, and a worker started beside it (the cluster's first).
+ */
 function platformProcesses(): { temporal: Proc | undefined; worker: Proc | undefined } {
   const all = processes();
   const port = config.TEMPORAL_ADDRESS.split(':')[1];
-  const temporal = all.find((p) => / server start-dev /.test(p.command) && new RegExp(`(^| )--port ${port}( |$)`).test(p.command));
+  const temporal =
+    all.find((p) => / server start-dev /.test(p.command) && new RegExp(`(^| )--port ${port}( |$)`).test(p.command)) ??
+    all.find((p) => /\/temporal-server-v[\d.]+\/server .* start$/.test(p.command));
   const workers = all.filter((p) => p.command.includes('worker/main.ts'));
-  const startedByNpmStart = (p: Proc) => all.find((parent) => parent.pid === p.ppid)?.command.includes('scripts/start.ts') ?? false;
+  const startedByNpmStart = (p: Proc) => /scripts\/start(-cluster)?\.ts/.test(all.find((parent) => parent.pid === p.ppid)?.command ?? '');
   const worker = workers.find((w) => temporal && w.ppid === temporal.ppid) ?? workers.find(startedByNpmStart);
   return { temporal, worker };
 }
