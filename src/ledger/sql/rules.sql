@@ -164,12 +164,13 @@ $$;
 -- Which limit a debit of p_amount breaks, given its account's limit_state, or null when it breaks none: the one per
 -- transaction, then the current day or night period's (not at night for a payment exempt from the night limit: to a
 -- trusted contact, is_trusted_contact), then the month's. As the refusal's details say it: the channel, the period (TRANSACTION, DAY,
--- NIGHT, MONTH), the limit and what remained of it, in cents as text.
+-- NIGHT, MONTH), the limit and what remained of it, in cents as text. Stable, as jsonb_build_object is, so that it is
+-- inlined into the expression that calls it: declared immutable, it ran as a call of its own (about 6 µs a debit).
 create or replace function limit_refusal(
   p_channel text, p_amount bigint, p_night_exempt boolean, p_per_transaction_cents bigint, p_period text, p_period_cents bigint,
   p_period_used_cents bigint, p_month_cents bigint, p_month_used_cents bigint
 ) returns jsonb
-language sql immutable parallel safe as $$
+language sql stable parallel safe as $$
   select case
     when p_amount > p_per_transaction_cents then
       jsonb_build_object('channel', p_channel, 'period', 'TRANSACTION', 'limitCents', p_per_transaction_cents::text,

@@ -26,6 +26,7 @@ import { Migration20261124001150_payout_movement_checked_at_commit } from './Mig
 import { Migration20261124001200_scheduled_payments } from './Migration20261124001200_scheduled_payments.ts';
 import { Migration20261124001300_payment_batches } from './Migration20261124001300_payment_batches.ts';
 import { Migration20261125001400_receipts } from './Migration20261125001400_receipts.ts';
+import { Migration20261125001500_limit_usage_unchecked } from './Migration20261125001500_limit_usage_unchecked.ts';
 
 /** Every schema change, in order. New migrations are appended here. */
 export const migrations = [
@@ -57,4 +58,5 @@ export const migrations = [
   Migration20261124001200_scheduled_payments,
   Migration20261124001300_payment_batches,
   Migration20261125001400_receipts,
+  Migration20261125001500_limit_usage_unchecked,
 ];
