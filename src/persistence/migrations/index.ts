@@ -27,6 +27,7 @@ import { Migration20261124001200_scheduled_payments } from './Migration202611240
 import { Migration20261124001300_payment_batches } from './Migration20261124001300_payment_batches.ts';
 import { Migration20261125001400_receipts } from './Migration20261125001400_receipts.ts';
 import { Migration20261125001500_limit_usage_unchecked } from './Migration20261125001500_limit_usage_unchecked.ts';
+import { Migration20261125001510_limit_usage_fillfactor } from './Migration20261125001510_limit_usage_fillfactor.ts';
 
 /** Every schema change, in order. New migrations are appended here. */
 export const migrations = [
@@ -59,4 +60,5 @@ export const migrations = [
   Migration20261124001300_payment_batches,
   Migration20261125001400_receipts,
   Migration20261125001500_limit_usage_unchecked,
+  Migration20261125001510_limit_usage_fillfactor,
 ];
