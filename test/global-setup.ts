@@ -2,9 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnService, waitForLine, type ManagedProcess } from '../scripts/lib/processes.ts';
-import { ensureClusterBinaries } from '../scripts/lib/cluster-binaries.ts';
 import { ensureTemporalBinary } from '../scripts/lib/temporal-binary.ts';
-import { clusterSuiteRuns } from './faults/cluster-switch.ts';
 import { startTemporalDevServer } from '../scripts/lib/temporal-server.ts';
 import { freePort } from './support/ports.ts';
 
@@ -38,9 +36,6 @@ async function setUp(): Promise<void> {
   const log = (line: string) => process.env.TEST_DEBUG && process.stderr.write(`${line}\n`);
 
   const temporalBinary = ensureTemporalBinary((line) => process.stderr.write(`${line}\n`));
-  // The cluster suite's binaries (the real Temporal server, its UI, HAProxy), built or installed before any suite starts:
-  // a first build takes minutes, longer than a suite's setup may.
-  if (clusterSuiteRuns()) ensureClusterBinaries((line) => process.stderr.write(`${line}\n`));
 
   let databaseUrl = process.env.TEST_DATABASE_URL;
   if (!databaseUrl) {
