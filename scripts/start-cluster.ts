@@ -6,39 +6,20 @@
  * server, its schema tool and its UI with Go, and installs HAProxy. Each process is restarted if it dies; Ctrl-C (or
  * SIGTERM) stops them all, last started first; data stays in ./data.
  */
-import { ConfigError, EMBEDDED_DATABASE, loadConfig } from '../src/config.ts';
+import { EMBEDDED_DATABASE, loadConfigOrExit } from '../src/config.ts';
 import { ensureClusterBinaries } from './lib/cluster-binaries.ts';
 import { API_INSTANCES, apiInstancePorts, CLUSTER_PORTS } from './lib/cluster-topology.ts';
 import { startCluster } from './lib/cluster.ts';
-import { createSupervisor } from './lib/supervisor.ts';
+import { createSupervisor, stopOnSignals } from './lib/supervisor.ts';
 import { temporalPortsFrom } from './lib/temporal-cluster-server.ts';
 
 const say = (line: string) => process.stdout.write(`[cluster] ${line}\n`);
 const env: NodeJS.ProcessEnv = { ...process.env, SANDBOX: process.env.SANDBOX ?? '1' };
 
-let config;
-try {
-  config = loadConfig(env);
-} catch (err) {
-  if (err instanceof ConfigError) {
-    process.stderr.write(`${err.message}\n`);
-    process.exit(78);
-  }
-  throw err;
-}
+const config = loadConfigOrExit(env);
 
 const supervisor = createSupervisor(say);
-let stopping: Promise<never> | undefined;
-function stopAll(code: number): Promise<never> {
-  stopping ??= (async () => {
-    say('stopping...');
-    await supervisor.stopAll();
-    process.exit(code);
-  })();
-  return stopping;
-}
-process.on('SIGINT', () => void stopAll(0));
-process.on('SIGTERM', () => void stopAll(0));
+const stopAll = stopOnSignals(supervisor, say);
 
 try {
   const binaries = ensureClusterBinaries(say);

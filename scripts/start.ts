@@ -4,11 +4,11 @@
  * worker, restarting any of them that crashes. Ctrl-C (or SIGTERM) stops everything in reverse order; data stays in ./data for the next start.
  * Set DATABASE_URL to use another PostgreSQL, TEMPORAL_ADDRESS to use another Temporal server.
  */
-import { loadConfig, ConfigError, EMBEDDED_DATABASE } from '../src/config.ts';
+import { EMBEDDED_DATABASE, loadConfigOrExit } from '../src/config.ts';
 import { openDatabase } from '../src/database.ts';
 import { migrate } from '../src/persistence/orm.ts';
 import { spawnService, waitForHttp, waitForLine } from './lib/processes.ts';
-import { createSupervisor } from './lib/supervisor.ts';
+import { createSupervisor, stopOnSignals } from './lib/supervisor.ts';
 import { ensureTemporalBinary } from './lib/temporal-binary.ts';
 import { startTemporalDevServer } from './lib/temporal-server.ts';
 
@@ -18,31 +18,10 @@ const env: NodeJS.ProcessEnv = { ...process.env, SANDBOX: process.env.SANDBOX ??
 const externalDatabase = Boolean(process.env.DATABASE_URL);
 const externalTemporal = Boolean(process.env.TEMPORAL_ADDRESS);
 
-let config;
-try {
-  config = loadConfig(env);
-} catch (err) {
-  if (err instanceof ConfigError) {
-    process.stderr.write(`${err.message}\n`);
-    process.exit(78);
-  }
-  throw err;
-}
+const config = loadConfigOrExit(env);
 
 const supervisor = createSupervisor(say);
-let stopping: Promise<never> | undefined;
-
-/** Stops services in reverse start order (api and worker before Temporal, PostgreSQL last), once. */
-function stopAll(code: number): Promise<never> {
-  stopping ??= (async () => {
-    say('stopping...');
-    await supervisor.stopAll();
-    process.exit(code);
-  })();
-  return stopping;
-}
-process.on('SIGINT', () => void stopAll(0));
-process.on('SIGTERM', () => void stopAll(0));
+const stopAll = stopOnSignals(supervisor, say);
 
 try {
   const temporalBinary = externalTemporal ? null : ensureTemporalBinary(say);

@@ -73,3 +73,22 @@ export function createSupervisor(say: (line: string) => void): Supervisor {
     },
   };
 }
+
+/**
+ * Stops the supervisor's services in reverse start order (an api and worker before Temporal, PostgreSQL last), once,
+ * then exits with `code`; SIGINT and SIGTERM call it with 0. Answers it, for a start that fails.
+ */
+export function stopOnSignals(supervisor: Supervisor, say: (line: string) => void): (code: number) => Promise<never> {
+  let stopping: Promise<never> | undefined;
+  const stopAll = (code: number): Promise<never> => {
+    stopping ??= (async () => {
+      say('stopping...');
+      await supervisor.stopAll();
+      process.exit(code);
+    })();
+    return stopping;
+  };
+  process.on('SIGINT', () => void stopAll(0));
+  process.on('SIGTERM', () => void stopAll(0));
+  return stopAll;
+}
