@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { ensureClusterBinaries } from '../scripts/lib/cluster-binaries.ts';
 import { spawnService, waitForLine, type ManagedProcess } from '../scripts/lib/processes.ts';
 import { ensureTemporalBinary } from '../scripts/lib/temporal-binary.ts';
 import { startTemporalDevServer } from '../scripts/lib/temporal-server.ts';
@@ -36,6 +37,9 @@ async function setUp(): Promise<void> {
   const log = (line: string) => process.env.TEST_DEBUG && process.stderr.write(`${line}\n`);
 
   const temporalBinary = ensureTemporalBinary((line) => process.stderr.write(`${line}\n`));
+  // The cluster fault suite's binaries (the real Temporal server, its UI, HAProxy), built or installed before it starts:
+  // a first build takes minutes, longer than a suite's setup may.
+  if (process.env.CLUSTER_FAULTS === '1') ensureClusterBinaries((line) => process.stderr.write(`${line}\n`));
 
   let databaseUrl = process.env.TEST_DATABASE_URL;
   if (!databaseUrl) {
