@@ -2,7 +2,7 @@
  * Batch payouts against a running platform (`npm start`, sandbox on), beside their baselines in the same run.
  *
  *   node bench/batch.ts [--items 5000] [--seconds 15] [--clients 8] [--pairs 50] [--payees 20] [--payers 16]
- *                       [--drain-timeout 900]
+ *                       [--drain-timeout 900] [--beside-seconds N]
  *
  * 1. Setup: the TEV tenant of `bench/tev.ts` (`pairs` pairs and a hot account, one API key per source), whose
  *    transfers are the unrelated load; a PIN-exempt Pix tenant with `payers` funded holders and client tokens, for the
@@ -15,7 +15,10 @@
  *    sandbox directory): `POST /v1/pix-accounts/:accountId/batches`, then `GET` every 250 ms until it ends. Each kind
  *    twice: alone, on the otherwise quiet platform, for its rate (its items over the time from the POST to its end,
  *    validation included; the POST's own time is the validation's); then again with the unrelated load at `clients`
- *    clients from the POST to the batch's end, whose p99 is set beside the quiet one.
+ *    clients from the POST to the batch's end, whose p99 is set beside the quiet one. With `--beside-seconds N`, the
+ *    load beside a batch runs for N seconds of it at most, and then the batch's unpaid items are cancelled
+ *    (`POST …/batches/:batchId/cancel`): a Pix batch giving way to the load pays a few items a second, so a whole
+ *    5,000 beside it takes most of an hour here. Its rate beside the load is then its items paid in those N seconds.
  * 4. Conservation of the three tenants' ledgers (exit 1 on FAIL), then the figures beside the targets of issue 26.
  */
 import { randomUUID } from 'node:crypto';
@@ -39,6 +42,7 @@ const { values: args } = parseArgs({
     payees: { type: 'string', default: '20' },
     payers: { type: 'string', default: '16' },
     'drain-timeout': { type: 'string', default: '900' },
+    'beside-seconds': { type: 'string' },
   },
 });
 const ITEMS = Number(args.items);
@@ -48,6 +52,8 @@ const PAIRS = Number(args.pairs);
 const PAYEES = Number(args.payees);
 const PAYERS = Number(args.payers);
 const DRAIN_TIMEOUT_MS = Number(args['drain-timeout']) * 1000;
+/** How long the load runs beside a batch before the batch's unpaid items are cancelled; unset, until the batch ends. */
+const BESIDE_MS = args['beside-seconds'] === undefined ? Infinity : Number(args['beside-seconds']) * 1000;
 /** The client count of `bench/tev.ts`'s and `bench/pix.ts`'s headline figures. */
 const BASELINE_CLIENTS = 32;
 
@@ -158,11 +164,13 @@ interface BatchRun {
 
 /**
  * One batch, POSTed and followed to its end; with `tev`, the unrelated TEV load runs beside it from the POST to its
- * end. Each run's items get references of their own (`run`), as a new batch would.
+ * end, or for `--beside-seconds`, when the batch's unpaid items are cancelled. Each run's items get references of
+ * their own (`run`), as a new batch would.
  */
 async function runBatch(kind: string, b: BatchSetup, items: { externalRef: string }[], tev: TevSetup | null): Promise<BatchRun> {
   say(`\n${kind} batch: ${items.length} items, ${tev ? `the unrelated TEV load at ${CLIENTS} clients beside it` : 'alone'} (load average before: ${loadAverage()})`);
   let ended = false;
+  let loadEndedAt = NaN;
   const r = newResult();
   const loadStart = performance.now();
   const load = tev ? Promise.all(Array.from({ length: CLIENTS }, () => httpClientUntil(tev, HOT_SHARE, () => ended, r))) : null;
@@ -175,23 +183,38 @@ async function runBatch(kind: string, b: BatchSetup, items: { externalRef: strin
     throw new Error(`the ${kind} batch was refused: ${created.status} ${JSON.stringify(created.body).slice(0, 500)}`);
   }
   say(`  validated and accepted in ${seconds(validationMs)}: ${created.body.counts.total} items, ${created.body.counts.invalid} invalid (batch ${created.body.batchId})`);
+  const auth = { authorization: `Bearer ${b.payer.apiKey}` };
   let batch: any;
   let lastReport = Date.now();
+  // Cut short (--beside-seconds): when, and how many items were paid by then.
+  let cut = null as { ms: number; paid: number } | null;
   const finishedAt = await until(async () => {
-    batch = (await request('GET', `${url}/${created.body.batchId}`, { headers: { authorization: `Bearer ${b.payer.apiKey}` } })).body;
+    batch = (await request('GET', `${url}/${created.body.batchId}`, { headers: auth })).body;
     if (Date.now() - lastReport >= 10_000) {
       say(`    ${JSON.stringify(batch.counts)}, ${seconds(since(start))} on`);
       lastReport = Date.now();
     }
+    if (tev && cut === null && batch.finishedAt === null && since(start) >= BESIDE_MS) {
+      ended = true;
+      loadEndedAt = performance.now();
+      cut = { ms: since(start), paid: batch.counts.paid };
+      const cancelled = await request('POST', `${url}/${created.body.batchId}/cancel`, { headers: { ...auth, 'idempotency-key': randomUUID() } });
+      if (cancelled.status !== 200) throw new Error(`the ${kind} batch's cancel was refused: ${cancelled.status} ${JSON.stringify(cancelled.body).slice(0, 500)}`);
+      say(`  --beside-seconds: ${cut.paid} paid after ${seconds(cut.ms)}; the load stopped and the unpaid items cancelled`);
+      batch = cancelled.body;
+    }
     return batch.finishedAt !== null;
   });
   const totalMs = Number.isNaN(finishedAt) ? NaN : since(start);
-  ended = true;
-  const rate = batch.counts.paid / (totalMs / 1000);
+  if (!ended) {
+    ended = true;
+    loadEndedAt = performance.now();
+  }
+  const rate = cut ? cut.paid / (cut.ms / 1000) : batch.counts.paid / (totalMs / 1000);
   say(`  ${batch.status} in ${seconds(totalMs)}: ${JSON.stringify(batch.counts)}; ${rate.toFixed(1)} items/s`);
   if (!load) return { kind, load: null, rate, validationMs, totalMs, counts: batch.counts };
   await load;
-  r.elapsedMs = since(loadStart);
+  r.elapsedMs = loadEndedAt - loadStart;
   say(`  the unrelated POST /v1/tev meanwhile, ${CLIENTS} clients for ${seconds(r.elapsedMs)}:`);
   printLoad(r, 200, 'done');
   return { kind, load: r, rate, validationMs, totalMs, counts: batch.counts };
@@ -239,7 +262,7 @@ async function main(): Promise<number> {
       const target = alone.kind === 'TEV' ? `>= 0.5 x TEV rate (${(0.5 * tevRate).toFixed(0)}/s)` : `>= 0.5 x Pix drain (${(0.5 * pixBaseline.rate).toFixed(1)}/s)`;
       figures.push({ what: `${alone.kind} batch of ${ITEMS} alone, items/s`, rate: alone.rate, latencies: new Latencies(), errors: ITEMS - (alone.counts.paid ?? 0), target });
       figures.push({ what: `  its validation (the POST), ms`, rate: alone.validationMs, latencies: new Latencies(), errors: 0 });
-      figures.push({ what: `${alone.kind} batch beside the unrelated load, items/s`, rate: beside.rate, latencies: new Latencies(), errors: ITEMS - (beside.counts.paid ?? 0) });
+      figures.push({ what: `${alone.kind} batch beside the unrelated load, items/s`, rate: beside.rate, latencies: new Latencies(), errors: ITEMS - (beside.counts.paid ?? 0) - (beside.counts.cancelled ?? 0) });
       const load = beside.load!;
       figures.push({ what: `unrelated TEV, ${CLIENTS} clients, during it`, rate: load.byStatus.get(200)! / (load.elapsedMs / 1000), latencies: load.all, errors: errorsOf(load, 200), target: `p99 <= 2 x quiet (${(2 * quietP99).toFixed(1)} ms)` });
     }
