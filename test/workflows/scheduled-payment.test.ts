@@ -34,7 +34,9 @@ test('each occurrence runs once, on a durable timer until its time, and the run 
 });
 
 test('an attempt refused for insufficient balance is run again at its retry time, then its outcome stands', async () => {
-  const scenario = await occurrencesRun(h, { dueInMs: [500, 1_500], answers: [['SCHEDULED', 'SCHEDULED', 'FAILED'], ['PAID']] });
+  // The second occurrence is due well after the first one's two retries (300 ms apart, and a round trip through
+  // Temporal each, slower on a loaded machine), so that their order is the one the assertion names.
+  const scenario = await occurrencesRun(h, { dueInMs: [500, 5_000], answers: [['SCHEDULED', 'SCHEDULED', 'FAILED'], ['PAID']] });
   expect(scenario.result).toBe('FINISHED');
   const runs = scenario.log.calls.filter((c) => c.name === 'runScheduledOccurrence');
   expect(runs.map((c) => c.args[2])).toEqual(['2027-01-01', '2027-01-01', '2027-01-01', '2027-01-02']);
