@@ -1,4 +1,4 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import { IsolationLevel, type EntityManager } from '@mikro-orm/postgresql';
 import type { Account } from '../accounts/entities.ts';
 import { findApprovalsOfTenant, type ApprovalRequest } from '../approvals/store.ts';
 import { holderAccountByNumber } from '../accounts/store.ts';
@@ -76,18 +76,29 @@ function approvalOf(r: ApprovalRequest): OccurrenceApproval {
   };
 }
 
-/** The schedule with its occurrences, and the approval requests of the held ones read in one query. */
-async function detailOf(em: EntityManager, schedule: Schedule): Promise<ScheduleDetail> {
-  const occurrences = await occurrencesOf(em, schedule.tenantId, schedule.id);
-  const held = occurrences.flatMap((o) => (o.approvalRequestId ? [o.approvalRequestId] : []));
-  const requests = new Map((await findApprovalsOfTenant(em, schedule.tenantId, held)).map((r) => [r.id, r]));
-  return {
-    schedule,
-    occurrences: occurrences.map((o) => {
-      const request = o.approvalRequestId ? requests.get(o.approvalRequestId) : undefined;
-      return { ...o, approval: request ? approvalOf(request) : null };
-    }),
-  };
+/**
+ * The account's schedule with its occurrences, and the approval requests of the held ones read in one query; null when
+ * the account has no such schedule. All in one snapshot: the schedule's status and next run are derived from its
+ * occurrences, and an occurrence finishing between two reads showed the schedule ACTIVE beside its last one PAID.
+ */
+async function detailOf(em: EntityManager, account: Pick<Account, 'id' | 'tenantId'>, scheduleId: string): Promise<ScheduleDetail | null> {
+  return em.transactional(
+    async (tx) => {
+      const schedule = await findSchedule(tx, account.tenantId, account.id, scheduleId);
+      if (!schedule) return null;
+      const occurrences = await occurrencesOf(tx, schedule.tenantId, schedule.id);
+      const held = occurrences.flatMap((o) => (o.approvalRequestId ? [o.approvalRequestId] : []));
+      const requests = new Map((await findApprovalsOfTenant(tx, schedule.tenantId, held)).map((r) => [r.id, r]));
+      return {
+        schedule,
+        occurrences: occurrences.map((o) => {
+          const request = o.approvalRequestId ? requests.get(o.approvalRequestId) : undefined;
+          return { ...o, approval: request ? approvalOf(request) : null };
+        }),
+      };
+    },
+    { isolationLevel: IsolationLevel.REPEATABLE_READ, readOnly: true },
+  );
 }
 
 /** The occurrences' policy in force, as the run is given it. */
@@ -147,7 +158,7 @@ async function retried(em: EntityManager, s: Scheduling, hash: string): Promise<
   const existing = await findScheduleByKey(em, s.account.tenantId, s.account.id, s.idempotencyKey);
   if (!existing) return null;
   assertSameRequest(existing.requestHash, hash);
-  return detailOf(em, existing);
+  return (await detailOf(em, s.account, existing.id))!;
 }
 retried.raises = refusals(assertSameRequest);
 
@@ -178,7 +189,7 @@ async function record(config: Config, em: EntityManager, s: Scheduling, hash: st
     return inserted;
   });
   if (!created) return (await retried(em, s, hash))!;
-  return detailOf(em, (await findSchedule(em, account.tenantId, account.id, id))!);
+  return (await detailOf(em, account, id))!;
 }
 record.raises = refusals(retried);
 
@@ -212,9 +223,9 @@ schedulePaymentAsHolder.raises = refusals(retried, check, checkPin, record);
 
 /** One schedule of the account with its occurrences; another account's (or none) is 404. */
 export async function readSchedule(em: EntityManager, account: Pick<Account, 'id' | 'tenantId'>, scheduleId: string): Promise<ScheduleDetail> {
-  const schedule = await findSchedule(em, account.tenantId, account.id, scheduleId);
-  if (!schedule) throw notFound('Scheduled payment');
-  return detailOf(em, schedule);
+  const detail = await detailOf(em, account, scheduleId);
+  if (!detail) throw notFound('Scheduled payment');
+  return detail;
 }
 readSchedule.raises = refusals('NOT_FOUND');
 
