@@ -260,8 +260,9 @@ describe('each occurrence through the normal payment path', () => {
   test("dual approval: the occurrence is held when due, for the account's approver; its view follows the approval, paid or rejected", async () => {
     const [owner, approver] = await Promise.all([onboarded(platform, tenantId), onboarded(platform, tenantId)]);
     await fund(platform, tenantId, owner.account.id, 10_000);
-    const s = (await schedule(owner, tevTo(receiver, '2000', 3))).body;
-    const refused = (await schedule(owner, tevTo(receiver, '700', 3))).body;
+    // Due 10 s ahead: the operator command below (a process of its own) must turn dual approval on before they are due.
+    const s = (await schedule(owner, tevTo(receiver, '2000', 10))).body;
+    const refused = (await schedule(owner, tevTo(receiver, '700', 10))).body;
     // Turned on after the schedule was made: what counts is the account as it is when the occurrence is due.
     await adminOk(platform.env, 'account:dual-approval', '--account', owner.account.id, '--approver-document', approver.document);
     const held = (await until(owner, s.id, (o) => o.status === 'HELD_FOR_APPROVAL', 'the occurrence held')).occurrences[0];
