@@ -155,8 +155,8 @@ const schema = z
      * a step pays at most `BATCH_YIELD_CHUNK` items of each kind, keeps at most `BATCH_YIELD_PIX_IN_FLIGHT` of its Pix
      * in flight (each one's settlement is a workflow, a provider call and a notification, which the request path's
      * processes share the cores with), and pauses `BATCH_YIELD_MS` after paying, so the holders' requests keep their
-     * latency (issue 26). Alone, a batch runs at full speed. With 20 Pix in flight the unrelated TEVs' p99 was 2.17 times
-     * its quiet figure during a Pix batch; with 10, 1.84 (bench/batch.ts, bench/README.md).
+     * latency (issue 26). Alone, a batch runs at full speed. During a Pix batch the unrelated TEVs' p99 was 2.17 times its
+     * quiet figure with 20 Pix in flight, and 1.84 and 1.98 with 10, in another sitting (bench/batch.ts, bench/README.md).
      */
     BATCH_YIELD_CHUNK: z.coerce.number().int().min(1).max(500).default(10),
     BATCH_YIELD_PIX_IN_FLIGHT: z.coerce.number().int().min(1).max(5000).default(10),
