@@ -294,11 +294,16 @@ describe('each occurrence through the normal payment path', () => {
     tenants.push(limited);
     const [h, to] = await Promise.all([onboarded(platform, limited), onboarded(platform, limited)]);
     await fund(platform, limited, h.account.id, 100_000);
-    const s = (await schedule(h, tevTo(to, '5000', 4))).body;
+    // Due 10 s ahead: the operator command below (a process of its own, slow under CI's load) must set the limit first.
+    const s = (await schedule(h, tevTo(to, '5000', 10))).body;
     // Set after the schedule was made: in force when it runs.
     const values = ['--per-transaction-cents', '4000', '--day-cents', '100000', '--night-cents', '100000', '--month-cents', '1000000'];
     await adminOk(platform.env, 'limits:set', '--tenant', limited, '--holder-type', 'PERSON', '--channel', 'TEV', ...values);
-    const failed = (await until(h, s.id, (o) => o.status === 'FAILED', 'the occurrence refused')).occurrences[0];
+    const refusedOrPaid = (o: any) => {
+      if (o.status === 'PAID') throw new Error('the occurrence was paid before the limit was set: the operator command took longer than its lead');
+      return o.status === 'FAILED';
+    };
+    const failed = (await until(h, s.id, refusedOrPaid, 'the occurrence refused')).occurrences[0];
     expect(failed).toMatchObject({ attempts: 0, reason: 'LIMIT_EXCEEDED' });
     expect(await balanceOf(h.account.id)).toBe(100_000n);
     expect((await eventsOf(s.id)).map((e) => [e.type, e.data.reason])).toEqual([['payment.scheduled.failed', 'LIMIT_EXCEEDED']]);
