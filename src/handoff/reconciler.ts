@@ -6,10 +6,13 @@ import { startPollLoop, type PollLoop } from '../shared/poll-loop.ts';
 import { claimDueHandOffs, deleteHandOffs, handOffOf, rescheduleHandOff, type HandOff } from './store.ts';
 
 const SWEEP_MS = 1000;
-const BATCH = 200;
-const PARALLEL = 16;
-/** Long enough for a batch of starts; a reconciler that dies holding rows delays them this long. */
-const LEASE_MS = 60_000;
+/** The most rows one sweep starts before it reports; a full sweep is followed by another at once. */
+const SWEEP_MAX = 200;
+/** Rows claimed and started together: the lease covers one group, not a whole sweep. */
+const GROUP = 16;
+/** Each start gives up after its deadline (5 s), so a group is done within it; rows of a reconciler that dies holding them wait this long. */
+const START_DEADLINE_MS = 5000;
+const LEASE_MS = 2 * START_DEADLINE_MS;
 /** Retries stay this close together, so work resumes within seconds of Temporal coming back. */
 const MAX_RETRY_MS = 2000;
 
@@ -27,16 +30,18 @@ const retryDelay = (attempts: number) => Math.min(250 * 2 ** Math.min(attempts, 
 export function startHandOffReconciler(orm: Orm, client: Client, taskQueue: string, logger: Logger, colocatedWorker = false): Reconciler {
   async function sweep(): Promise<number> {
     const em = orm.em.fork();
-    const rows = await claimDueHandOffs(em, taskQueue, BATCH, LEASE_MS);
+    let claimed = 0;
     let failed = 0;
     let lastError = '';
-    for (let i = 0; i < rows.length; i += PARALLEL) {
+    for (let full = true; full && claimed < SWEEP_MAX; ) {
+      const rows = await claimDueHandOffs(em, taskQueue, GROUP, LEASE_MS);
+      claimed += rows.length;
       const started: HandOff[] = [];
       await Promise.all(
-        rows.slice(i, i + PARALLEL).map(async (row) => {
+        rows.map(async (row) => {
           const h = handOffOf(row);
           try {
-            await startWorkflow(client, taskQueue, h.start, { eager: colocatedWorker });
+            await startWorkflow(client, taskQueue, h.start, { eager: colocatedWorker, deadlineMs: START_DEADLINE_MS });
             started.push(h);
           } catch (err) {
             failed++;
@@ -47,11 +52,13 @@ export function startHandOffReconciler(orm: Orm, client: Client, taskQueue: stri
       );
       // One statement for the group: a row left by a crash here only costs the next sweep an idempotent start.
       await deleteHandOffs(em, started);
+      // A start refused (Temporal away, say): the next sweep tries again, not the rest of this one.
+      full = rows.length === GROUP && started.length === rows.length;
     }
-    if (rows.length > 0) logger.info({ started: rows.length - failed, failed, ...(failed ? { lastError } : {}) }, 'hand-off reconciler: workflows started');
-    return rows.length - failed;
+    if (claimed > 0) logger.info({ started: claimed - failed, failed, ...(failed ? { lastError } : {}) }, 'hand-off reconciler: workflows started');
+    return claimed - failed;
   }
 
-  // A full batch that went through: look again at once.
-  return startPollLoop(SWEEP_MS, async () => (await sweep()) >= BATCH, (err) => logger.warn({ err }, 'hand-off reconciler could not sweep; retrying'));
+  // A full sweep that went through: look again at once.
+  return startPollLoop(SWEEP_MS, async () => (await sweep()) >= SWEEP_MAX, (err) => logger.warn({ err }, 'hand-off reconciler could not sweep; retrying'));
 }
