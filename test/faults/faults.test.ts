@@ -155,7 +155,8 @@ describe('faults under load', () => {
         stack.resumePostgres();
       }
     });
-    outcomes.expectDocumentedAnswers(answered);
+    // Each client spends most of the pause on one request: about 14 s of load make 19 to 30 answers.
+    outcomes.expectDocumentedAnswers(answered, { atLeast: 12 });
     await outcomes.expectAllFinal();
     await outcomes.expectBackgroundDone(background);
   }, 150_000);
