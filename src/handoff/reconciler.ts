@@ -10,9 +10,10 @@ const SWEEP_MS = 1000;
 const SWEEP_MAX = 200;
 /** Rows claimed and started together: the lease covers one group, not a whole sweep. */
 const GROUP = 16;
-/** Each start gives up after its deadline (5 s), so a group is done within it; rows of a reconciler that dies holding them wait this long. */
+/** A start not taken by then counts as failed (and is retried). */
 const START_DEADLINE_MS = 5000;
-const LEASE_MS = 2 * START_DEADLINE_MS;
+/** A group's starts run at once, so the group is done within its lease; a reconciler that dies holding rows delays them this long. */
+export const HAND_OFF_LEASE_MS = 2 * START_DEADLINE_MS;
 /** Retries stay this close together, so work resumes within seconds of Temporal coming back. */
 const MAX_RETRY_MS = 2000;
 
@@ -34,7 +35,7 @@ export function startHandOffReconciler(orm: Orm, client: Client, taskQueue: stri
     let failed = 0;
     let lastError = '';
     for (let full = true; full && claimed < SWEEP_MAX; ) {
-      const rows = await claimDueHandOffs(em, taskQueue, GROUP, LEASE_MS);
+      const rows = await claimDueHandOffs(em, taskQueue, GROUP, HAND_OFF_LEASE_MS);
       claimed += rows.length;
       const started: HandOff[] = [];
       await Promise.all(
