@@ -17,6 +17,12 @@ const SECRET = `whsec_${randomBytes(32).toString('base64')}`;
 /** Above what this file sends from its own address in a minute; the rate-limit test sends from another. */
 const RATE_LIMIT = 100;
 const provider = new Webhook(SECRET);
+/**
+ * Every webhook-id this file sends starts with it: what a refused notification must not have recorded is counted among
+ * this file's, since other files running beside it receive notifications of their own into the same table.
+ */
+const MESSAGE_PREFIX = `msg_${randomBytes(4).toString('hex')}_`;
+const messageId = (name: string = randomUUID()) => `${MESSAGE_PREFIX}${name}`;
 
 let platform: Platform;
 let tenantId: string;
@@ -45,7 +51,7 @@ interface Sent {
 
 /** Sends one notification as the provider does: the body's exact bytes, signed with their id and timestamp. */
 function notify(body: unknown, sent: Sent = {}) {
-  const id = sent.id ?? `msg_${randomUUID()}`;
+  const id = sent.id ?? messageId();
   const at = sent.at ?? new Date();
   const raw = JSON.stringify(body);
   const signed = { 'webhook-id': id, 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': provider.sign(id, at, raw) };
@@ -74,7 +80,7 @@ const returnEndToEndId = () => `D99999999${new Date().toISOString().replace(/\D/
 /** What a refused notification must leave as it was: the balance and every movement of the tenant. */
 async function moneyOf(accountId: string) {
   const [movements] = await sql(`select count(*)::int as n from movement where tenant_id = $1`, [tenantId]);
-  const [notifications] = await sql('select count(*)::int as n from pix_provider_notification');
+  const [notifications] = await sql('select count(*)::int as n from pix_provider_notification where starts_with(id, $1)', [MESSAGE_PREFIX]);
   return { balance: await balanceOf(accountId), movements: movements.n, notifications: notifications.n };
 }
 
@@ -83,7 +89,7 @@ describe('payout notifications', () => {
     const { payoutId, endToEndId } = await processingPayout(10);
     const before = await balanceOf(alice.account.id);
     const body = { type: 'payout.settled', data: { payoutId, endToEndId, settledAt: new Date().toISOString() } };
-    const id = `msg_${randomUUID()}`;
+    const id = messageId();
     const first = await notify(body, { id });
     expect(first.status).toBe(200);
     expect(first.body).toEqual({ status: 'applied', notificationId: id, type: 'payout.settled', result: { payoutId, payoutStatus: 'POSTED', refundedCents: '0' } });
@@ -180,7 +186,7 @@ describe('sent at once', () => {
   test('the same notification five times at once: applied once, the others duplicate; the same settlement under five ids moves money once', async () => {
     const { payoutId, endToEndId } = await processingPayout(70);
     const body = { type: 'payout.settled', data: { payoutId, endToEndId, settledAt: new Date().toISOString() } };
-    const id = `msg_${randomUUID()}`;
+    const id = messageId();
     const answers = await Promise.all(Array.from({ length: 5 }, () => notify(body, { id })));
     expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200]);
     expect(answers.map((a) => a.body.status).sort()).toEqual(['applied', 'duplicate', 'duplicate', 'duplicate', 'duplicate']);
@@ -207,7 +213,7 @@ describe('incoming Pix', () => {
     const endToEndId = `E12345678${new Date().toISOString().replace(/\D/g, '').slice(0, 12)}${randomBytes(8).toString('hex').slice(0, 11)}`;
     const payer = { name: 'Maria Pagadora', document: newCpf(), ispb: '12345678', institution: 'Banco Exemplo S.A.', branch: '0001', account: '1234567' };
     const body = { type: 'pix.received', data: { endToEndId, amountCents: '2500', receiver: { branch: alice.account.agency, account: alice.account.number }, payer } };
-    const id = `msg_${randomUUID()}`;
+    const id = messageId();
     const first = await notify(body, { id });
     expect(first.status).toBe(200);
     expect(first.body).toEqual({ status: 'applied', notificationId: id, type: 'pix.received', result: { movementId: expect.any(String), endToEndId, amountCents: '2500', feeCents: '0' } });
@@ -244,14 +250,14 @@ describe('refused notifications move nothing', () => {
   };
 
   test('a forged signature (another secret) is 401 INVALID_SIGNATURE', async () => {
-    const id = `msg_${randomUUID()}`;
+    const id = messageId();
     const at = new Date();
     const forged = new Webhook(`whsec_${randomBytes(32).toString('base64')}`).sign(id, at, JSON.stringify(body));
     await refusedWith(401, 'INVALID_SIGNATURE', () => notify(body, { id, at, headers: { 'webhook-signature': forged } }));
   });
 
   test('unsigned: no webhook-signature is 401, no webhook-id or timestamp is 400', async () => {
-    await refusedWith(401, 'INVALID_SIGNATURE', () => http('POST', notificationsUrl(), { body, headers: { 'webhook-id': 'msg_unsigned', 'webhook-timestamp': String(Math.floor(Date.now() / 1000)) } }));
+    await refusedWith(401, 'INVALID_SIGNATURE', () => http('POST', notificationsUrl(), { body, headers: { 'webhook-id': messageId('unsigned'), 'webhook-timestamp': String(Math.floor(Date.now() / 1000)) } }));
     await refusedWith(400, 'VALIDATION_ERROR', () => http('POST', notificationsUrl(), { body }));
   });
 
@@ -263,7 +269,7 @@ describe('refused notifications move nothing', () => {
   });
 
   test('a replay with an altered body under the old signature is 401 INVALID_SIGNATURE', async () => {
-    const id = `msg_${randomUUID()}`;
+    const id = messageId();
     const at = new Date();
     const signature = provider.sign(id, at, JSON.stringify(body));
     const altered = JSON.stringify({ type: 'payout.settled', data: { ...target, settledAt: at.toISOString() } });
@@ -274,7 +280,7 @@ describe('refused notifications move nothing', () => {
   });
 
   test('the same webhook-id with another body, signed, is 409 NOTIFICATION_ID_REUSED', async () => {
-    const id = `msg_${randomUUID()}`;
+    const id = messageId();
     const other = await processingPayout(62);
     expect((await notify({ type: 'payout.cancelled', data: { ...other, reason: 'Cancelado' } }, { id })).status).toBe(200);
     await refusedWith(409, 'NOTIFICATION_ID_REUSED', () => notify(body, { id }));
@@ -293,7 +299,7 @@ describe('refused notifications move nothing', () => {
 
   test(`more than ${RATE_LIMIT} a minute from one address: 429 RATE_LIMITED`, async () => {
     // Twice the limit and one: however the minutes' windows fall, one of them counts more than the limit.
-    const headers = { 'x-forwarded-for': '203.0.113.77', 'webhook-id': 'msg_flood', 'webhook-timestamp': String(Math.floor(Date.now() / 1000)), 'webhook-signature': 'v1,Zm9yZ2Vk' };
+    const headers = { 'x-forwarded-for': '203.0.113.77', 'webhook-id': messageId('flood'), 'webhook-timestamp': String(Math.floor(Date.now() / 1000)), 'webhook-signature': 'v1,Zm9yZ2Vk' };
     const money = await moneyOf(alice.account.id);
     const statuses: number[] = [];
     for (let i = 0; i < 2 * RATE_LIMIT + 1; i++) statuses.push((await http('POST', notificationsUrl(), { body, headers })).status);
