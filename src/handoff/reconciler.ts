@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 import type { Orm } from '../persistence/orm.ts';
-import { startWorkflow } from '../temporal/workflow-start.ts';
+import { startWorkflow, type WorkflowStart } from '../temporal/workflow-start.ts';
 import { startPollLoop, type PollLoop } from '../shared/poll-loop.ts';
 import { claimDueHandOffs, deleteHandOffs, handOffOf, rescheduleHandOff, type HandOff } from './store.ts';
 
@@ -12,12 +12,44 @@ const SWEEP_MAX = 200;
 const GROUP = 16;
 /** A start not taken by then counts as failed (and is retried). */
 const START_DEADLINE_MS = 5000;
-/** A group's starts run at once, so the group is done within its lease; a reconciler that dies holding rows delays them this long. */
+/** A step before a start (`BeforeStart`) not done by then counts as failed (and is retried). */
+const BEFORE_START_DEADLINE_MS = 4000;
+/**
+ * A group's rows are carried out at once, each within its two deadlines, so the group is done within its lease; a
+ * reconciler that dies holding rows delays them this long.
+ */
 export const HAND_OFF_LEASE_MS = 2 * START_DEADLINE_MS;
 /** Retries stay this close together, so work resumes within seconds of Temporal coming back. */
 const MAX_RETRY_MS = 2000;
 
 export type Reconciler = PollLoop;
+
+/**
+ * Work the reconciler does for a row of one workflow type before it starts the run, answering the start to send
+ * (a payout's submission to the provider, say, and the run then started to wait). Idempotent: a row whose start is
+ * not confirmed is carried out again. Throws when it cannot be done now: the row is tried again later.
+ */
+export type BeforeStart = (start: WorkflowStart) => Promise<WorkflowStart>;
+
+export interface ReconcilerOptions {
+  /** `client` shares its connection with a worker of `taskQueue`, so starts are eager (see `StartOptions`). */
+  colocatedWorker?: boolean;
+  /** By workflow type. */
+  beforeStart?: Readonly<Record<string, BeforeStart>>;
+}
+
+/** `step` within `ms`, else a failure (the step itself may still finish: what it does is idempotent). */
+async function within<T>(ms: number, what: string, step: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} not done within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([step, expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 const retryDelay = (attempts: number) => Math.min(250 * 2 ** Math.min(attempts, 10), MAX_RETRY_MS);
 
@@ -25,10 +57,16 @@ const retryDelay = (attempts: number) => Math.min(250 * 2 ** Math.min(attempts, 
  * Starts every workflow that was recorded as needed (`workflow_start`) and is not confirmed yet: those whose writer
  * could not reach Temporal, or died before trying, and those written due at once for it to start (a Pix debit's
  * settlement). Several workers may run it at once: rows are claimed with a lease, ids are deterministic, and "already
- * started" counts as done. `colocatedWorker`: `client` shares its connection with a worker of `taskQueue`, so starts
- * are eager (see `StartOptions`).
+ * started" counts as done.
  */
-export function startHandOffReconciler(orm: Orm, client: Client, taskQueue: string, logger: Logger, colocatedWorker = false): Reconciler {
+export function startHandOffReconciler(orm: Orm, client: Client, taskQueue: string, logger: Logger, options: ReconcilerOptions = {}): Reconciler {
+  const { colocatedWorker = false, beforeStart = {} } = options;
+  async function carryOut(start: WorkflowStart): Promise<void> {
+    const step = beforeStart[start.workflowType];
+    const prepared = step ? await within(BEFORE_START_DEADLINE_MS, `${start.workflowType}'s step before its start`, step(start)) : start;
+    await startWorkflow(client, taskQueue, prepared, { eager: colocatedWorker, deadlineMs: START_DEADLINE_MS });
+  }
+
   async function sweep(): Promise<number> {
     const em = orm.em.fork();
     let claimed = 0;
@@ -42,7 +80,7 @@ export function startHandOffReconciler(orm: Orm, client: Client, taskQueue: stri
         rows.map(async (row) => {
           const h = handOffOf(row);
           try {
-            await startWorkflow(client, taskQueue, h.start, { eager: colocatedWorker, deadlineMs: START_DEADLINE_MS });
+            await carryOut(h.start);
             started.push(h);
           } catch (err) {
             failed++;

@@ -23,6 +23,11 @@ export interface WorkflowStart {
   signal?: { name: string; args: unknown[] };
   /** Only for runs nobody waits on durably (the operators' probe): Temporal ends the run after this. */
   executionTimeout?: Duration;
+  /**
+   * The run's first workflow task waits this long (Temporal's start delay), unless a signal-with-start comes first
+   * (a plain signal waits with it). Set when the row is started, never stored with it.
+   */
+  startDelayMs?: number;
 }
 
 const typedSearchAttributes = (s: WorkflowStart): SearchAttributePair[] =>
@@ -39,6 +44,7 @@ const options = (s: WorkflowStart, taskQueue: string) => ({
   workflowIdReusePolicy: s.reusePolicy,
   typedSearchAttributes: typedSearchAttributes(s),
   ...(s.executionTimeout ? { workflowExecutionTimeout: s.executionTimeout } : {}),
+  ...(s.startDelayMs ? { startDelay: s.startDelayMs } : {}),
 });
 
 /** The run already exists, or existed and closed: for a deterministic id, the work is in Temporal's hands. */
@@ -48,7 +54,8 @@ export const isAlreadyStarted = (err: unknown): boolean => err instanceof Workfl
  * How a start is sent. `eager`: only for a client on the same NativeConnection as a worker of the task queue (the
  * worker process's hand-off reconciler): the server then hands the run's first workflow task back in its answer to
  * that worker, instead of through its matching service; measured on a burst of Pix payouts, a quarter less Temporal
- * CPU per payout (bench/README.md). A worker without a free slot gets it the usual way.
+ * CPU per payout (bench/README.md). A worker without a free slot gets it the usual way. Not for a delayed start, whose
+ * first task is not due yet.
  */
 export interface StartOptions {
   deadlineMs?: number;
@@ -66,7 +73,7 @@ export async function startWorkflow(client: Client, taskQueue: string, s: Workfl
         const { workflowIdConflictPolicy: _, ...start } = options(s, taskQueue);
         await client.workflow.signalWithStart(s.workflowType, { ...start, signal: s.signal.name, signalArgs: s.signal.args });
       } else {
-        await client.workflow.start(s.workflowType, { ...options(s, taskQueue), ...(eager ? { requestEagerStart: true } : {}) });
+        await client.workflow.start(s.workflowType, { ...options(s, taskQueue), ...(eager && !s.startDelayMs ? { requestEagerStart: true } : {}) });
       }
     });
   } catch (err) {

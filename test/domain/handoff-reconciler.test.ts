@@ -77,3 +77,29 @@ test('rows claimed by a reconciler that died are started by another once the lea
   expect(Date.now() - claimedAt).toBeGreaterThanOrEqual(HAND_OFF_LEASE_MS - 1000);
   expect(await isRunning(lost!.workflowId)).toBe(true);
 });
+
+test("a workflow type's step before its start: the run is started as the step answers; a step that fails keeps the row, tried again", async () => {
+  const taskQueue = `handoff-test-${randomUUID()}`;
+  const [start] = starts(1);
+  await insertHandOffs(orm.em.fork(), taskQueue, [start!], { dueNow: true });
+  const attempts: number[] = [];
+  const reconciler = startHandOffReconciler(orm, client, taskQueue, logger, {
+    beforeStart: {
+      // As a provider that is down twice, then takes the submission.
+      probeWorkflow: async (s) => {
+        attempts.push(Date.now());
+        if (attempts.length <= 2) throw new Error('provider down');
+        return { ...s, startDelayMs: 60_000 };
+      },
+    },
+  });
+  try {
+    await waitFor(async () => (await rowsOf(taskQueue)).length === 0, 20_000, 'the row removed once the step went through');
+  } finally {
+    await reconciler.stop();
+  }
+  expect(attempts).toHaveLength(3);
+  const history = await client.workflow.getHandle(start!.workflowId).fetchHistory();
+  // Started as the step answered: its first task delayed.
+  expect(Number(history.events![0]!.workflowExecutionStartedEventAttributes!.firstWorkflowTaskBackoff!.seconds)).toBe(60);
+});
