@@ -112,7 +112,7 @@ describe('the debit, in the request', () => {
 });
 
 describe('the settlement workflow waits for the notification and ends', () => {
-  test('settled by the notification: the workflow has completed after the submission alone, and nothing runs for the payout any more', async () => {
+  test('settled by the notification: the hand-off submitted the payout, and its workflow ran one task when the notification woke it', async () => {
     await fund(platform, tenantId, payer.account.id, 10_000);
     const res = await pay(2.5);
     expect(res.status).toBe(201);
@@ -121,12 +121,16 @@ describe('the settlement workflow waits for the notification and ends', () => {
     await waitFor(async () => (await workflowStatus(payoutId)) === 'COMPLETED', 10_000, 'payout workflow completed');
     const history = await temporal.workflow.getHandle(`pix-payout-${payoutId}`).fetchHistory();
     const kinds = history.events!.map((e) => Object.keys(e).find((k) => k.endsWith('EventAttributes'))!);
-    // Woken by the signal: no query of the provider was needed.
+    // Started to wait (its first task delayed), and woken by the notification's signal-with-start: no query of the
+    // provider, no timer.
+    const started = history.events![0]!.workflowExecutionStartedEventAttributes!;
+    expect(Number(started.firstWorkflowTaskBackoff?.seconds ?? 0)).toBeGreaterThan(0);
     expect(kinds).toContain('workflowExecutionSignaledEventAttributes');
-    // The submission ran in the worker (a local activity: a marker, beside the patch's); no activity task went
-    // through the server.
+    expect(kinds.filter((k) => k === 'workflowTaskCompletedEventAttributes')).toHaveLength(1);
+    expect(kinds.filter((k) => k === 'timerStartedEventAttributes')).toEqual([]);
+    // The submission was the hand-off's, before the start: no activity, and no marker but the patch's.
     expect(kinds.filter((k) => k === 'activityTaskScheduledEventAttributes')).toEqual([]);
-    expect(kinds.filter((k) => k === 'markerRecordedEventAttributes')).toHaveLength(2);
+    expect(kinds.filter((k) => k === 'markerRecordedEventAttributes')).toHaveLength(1);
   }, 60_000);
 
   test('a return 30 days after settlement posts once, long after the workflow ended', async () => {

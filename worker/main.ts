@@ -6,6 +6,9 @@ import { APPLICATION_NAMES } from '../src/persistence/orm.ts';
 import { connectTemporal, ensureSearchAttributes } from '../src/temporal/connection.ts';
 import { startHandOffReconciler } from '../src/handoff/reconciler.ts';
 import { paymentContext } from '../src/payments/context.ts';
+import { submitBeforeSettlementStarts } from '../src/pix/payout-submission.ts';
+import { pixProvider } from '../src/pix/provider-factory.ts';
+import { pixPayoutWorkflowType } from '../workflows/contracts/pix-payout.ts';
 import { startOutboxRelay } from '../src/webhooks/relay.ts';
 import { createWorker } from './worker.ts';
 
@@ -22,7 +25,10 @@ const payments = paymentContext({ config, logger, orm, temporal });
 const { worker, connection } = await createWorker({ config, orm, logger, payments });
 // The reconciler's client shares the worker's connection, so the runs it starts are handed to this worker eagerly.
 const workerClient = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
-const reconciler = startHandOffReconciler(orm, workerClient, config.TEMPORAL_TASK_QUEUE, logger, true);
+const reconciler = startHandOffReconciler(orm, workerClient, config.TEMPORAL_TASK_QUEUE, logger, {
+  colocatedWorker: true,
+  beforeStart: { [pixPayoutWorkflowType]: submitBeforeSettlementStarts(orm, pixProvider(config, orm)) },
+});
 const relay = config.OUTBOX_RELAY ? startOutboxRelay(orm, config, logger, () => reconciler.wake()) : null;
 logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE, temporal: config.TEMPORAL_ADDRESS }, 'worker started');
 try {

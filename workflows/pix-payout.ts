@@ -30,8 +30,9 @@ const WAITS_FOR_NOTIFICATION_PATCH = 'pix-payout-waits-for-notification';
 
 /**
  * One Pix payout from submission to final state. The request debited it already (or, when it could not tell, the run
- * debits it first). The run submits it to the provider, then waits for the provider's notification, which the
- * platform applies and signals (`payoutFinal`): the run ends. Only when no notification comes in time does it ask the
+ * debits it first). The run submits it to the provider, unless the hand-off did before starting it (`submitted`: the
+ * run's first task then waits for the notification, see `submittedPayoutStart`), then waits for the provider's
+ * notification, which the platform applies and signals (`payoutFinal`): the run ends. Only when no notification comes in time does it ask the
  * provider: `SHORT_WAITS` times `notificationWaitMs` apart, then doubling up to `longestWaitMs`. Once the payout is
  * POSTED, FAILED or CANCELLED nothing runs for it: a later return (devolução) arrives as a notification of its own.
  */
@@ -48,7 +49,7 @@ export async function pixPayoutWorkflow(input: PixPayoutInput): Promise<string> 
   }
   // A run that continues one that polled (started before this patch) was submitted already.
   if (input.resume?.followUp.phase === 'WATCHING_REFUND') return 'POSTED';
-  if (!input.resume && !input.waiting) await submitInWorker(input.payoutId);
+  if (!input.resume && !input.waiting && !input.submitted) await submitInWorker(input.payoutId);
 
   const shortWait = input.notificationWaitMs ?? DEFAULT_NOTIFICATION_WAIT_MS;
   const longestWait = input.longestWaitMs ?? DEFAULT_LONGEST_WAIT_MS;
@@ -56,12 +57,14 @@ export async function pixPayoutWorkflow(input: PixPayoutInput): Promise<string> 
   const pollsPerRun = input.pollsPerRun ?? PAYOUT_POLLS_PER_RUN;
   const firstAsk = input.waiting?.asks ?? 0;
   for (let asks = firstAsk; asks < firstAsk + pollsPerRun; asks++) {
-    if (await condition(() => final !== undefined, waitBefore(asks))) return final!;
+    // Submitted by the hand-off, the run's start waited for the notification: woken by it, or asking now.
+    const waitedAtStart = input.submitted && asks === firstAsk;
+    if (waitedAtStart ? final !== undefined : await condition(() => final !== undefined, waitBefore(asks))) return final!;
     const state = await provider.queryPixPayout(input.payoutId);
     if (state.state !== 'PROCESSING') return applyProviderState(input.payoutId, state);
   }
   await condition(allHandlersFinished);
-  const { debit: _debit, resume: _resume, ...rest } = input;
+  const { debit: _debit, resume: _resume, submitted: _submitted, ...rest } = input;
   return continueAsNew<typeof pixPayoutWorkflow>({ ...rest, waiting: { asks: firstAsk + pollsPerRun } });
 }
 

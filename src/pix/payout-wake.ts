@@ -1,6 +1,7 @@
-import type { Client } from '@temporalio/client';
-import type { Logger } from 'pino';
-import { payoutFinal, pixPayoutWorkflowId, type PayoutFinalState } from '../../workflows/contracts/pix-payout.ts';
+import type { ServiceContext } from '../platform-context.ts';
+import { startWorkflow } from '../temporal/workflow-start.ts';
+import { payoutWake, type PayoutFinalState } from '../../workflows/contracts/pix-payout.ts';
+import { payoutTiming } from './payouts.ts';
 
 const WAKE_DEADLINE_MS = 5000;
 const FINAL_STATES: readonly string[] = ['POSTED', 'FAILED', 'CANCELLED', 'REFUNDED'] satisfies PayoutFinalState[];
@@ -9,12 +10,17 @@ export const isFinalPayoutState = (state: string): state is PayoutFinalState => 
 
 /**
  * Tells a payout's settlement workflow that a notification made the payout final, so the run ends now instead of
- * asking the provider later. Sent after the notification's transaction committed, and not awaited by the provider's
- * request: a signal that does not arrive (Temporal away, the run ended already) costs only the run's fallback query,
- * which finds the outcome applied.
+ * asking the provider later. A signal-with-start (`payoutWake`): a run waiting in its delayed start runs at once. Sent
+ * after the notification's transaction committed, and not awaited by the provider's request: a wake that does not
+ * arrive (Temporal away) costs only the run's fallback query, which finds the outcome applied; a run that ended
+ * already is not started again.
  */
-export function wakePayoutWorkflow(client: Client, logger: Logger, payoutId: string, state: PayoutFinalState): void {
-  void client
-    .withDeadline(Date.now() + WAKE_DEADLINE_MS, () => client.workflow.getHandle(pixPayoutWorkflowId(payoutId)).signal(payoutFinal, state))
-    .catch((err: unknown) => logger.debug({ err, payoutId }, 'payout workflow not woken; its fallback query finds the outcome'));
+export function wakePayoutWorkflow(
+  { temporal, config, logger }: Pick<ServiceContext, 'temporal' | 'config' | 'logger'>,
+  payout: { payoutId: string; tenantId: string; accountId: string; state: PayoutFinalState },
+): void {
+  const start = payoutWake({ ...payout, timing: payoutTiming(config) });
+  void startWorkflow(temporal.client, config.TEMPORAL_TASK_QUEUE, start, { deadlineMs: WAKE_DEADLINE_MS }).catch((err: unknown) =>
+    logger.debug({ err, payoutId: payout.payoutId }, 'payout workflow not woken; its fallback query finds the outcome'),
+  );
 }

@@ -149,11 +149,8 @@ export function registerPixProviderNotificationRoutes(router: Router, registry: 
     },
     raises: [applyProviderNotification],
     async handler({ headers: h, body, req }) {
-      const answer = await applyProviderNotification(platform.orm.em.fork(), platform.config.TEMPORAL_TASK_QUEUE, h['webhook-id'], rawBodyOf(req), body);
-      const { result } = answer;
-      if (answer.status === 'applied' && 'payoutStatus' in result && isFinalPayoutState(result.payoutStatus)) {
-        wakePayoutWorkflow(platform.temporal.client, platform.logger, result.payoutId, result.payoutStatus);
-      }
+      const { answer, payout } = await applyProviderNotification(platform.orm.em.fork(), platform.config.TEMPORAL_TASK_QUEUE, h['webhook-id'], rawBodyOf(req), body);
+      if (payout && isFinalPayoutState(payout.state)) wakePayoutWorkflow(platform, { ...payout, state: payout.state });
       return { status: 200, body: answer };
     },
   });

@@ -39,13 +39,27 @@ export interface NotificationAnswer {
   result: NotificationResult;
 }
 
+/** A payout the notification found or left in a final state, for the wake of its settlement run. */
+export interface NotifiedPayout {
+  payoutId: string;
+  tenantId: string;
+  accountId: string;
+  state: PixPayoutState;
+}
+
+/** What the provider is answered, and the payout it was about (null for an incoming Pix, or one received before). */
+export interface NotificationOutcome {
+  answer: NotificationAnswer;
+  payout: NotifiedPayout | null;
+}
+
 const bodyHash = (raw: Buffer) => createHash('sha256').update(raw).digest('hex');
 
 /**
  * Applies a verified notification once per id; `raw` is the body it was signed over. `taskQueue` is where the wake of
  * a charge a `pix.received` pays is handed off.
  */
-export async function applyProviderNotification(em: EntityManager, taskQueue: string, id: string, raw: Buffer, notification: ProviderNotification): Promise<NotificationAnswer> {
+export async function applyProviderNotification(em: EntityManager, taskQueue: string, id: string, raw: Buffer, notification: ProviderNotification): Promise<NotificationOutcome> {
   return em.transactional(async (tx) => {
     const hash = bodyHash(raw);
     // Inserted first: the same id sent twice at once waits here for the first one's transaction, then reads its result.
@@ -59,11 +73,21 @@ export async function applyProviderNotification(em: EntityManager, taskQueue: st
         [id],
       );
       if (seen!.body_hash !== hash) throw new DomainError('NOTIFICATION_ID_REUSED');
-      return { status: 'duplicate', notificationId: id, type: seen!.type, result: seen!.result };
+      return { answer: { status: 'duplicate', notificationId: id, type: seen!.type, result: seen!.result }, payout: null };
     }
-    const result = notification.type === 'pix.received' ? await applyIncomingPix(tx, taskQueue, notification.data) : await applyPayoutNotification(tx, notification);
+    let payout: PixPayout | null = null;
+    let result: NotificationResult;
+    if (notification.type === 'pix.received') {
+      result = await applyIncomingPix(tx, taskQueue, notification.data);
+    } else {
+      payout = await applyPayoutNotification(tx, notification);
+      result = payoutResult(payout);
+    }
     await tx.execute('update pix_provider_notification set result = ?::jsonb where id = ?', [JSON.stringify(result), id]);
-    return { status: 'applied', notificationId: id, type: notification.type, result };
+    return {
+      answer: { status: 'applied', notificationId: id, type: notification.type, result },
+      payout: payout && { payoutId: payout.id, tenantId: payout.tenantId, accountId: payout.accountId, state: payout.state },
+    };
   });
 }
 
@@ -90,7 +114,7 @@ function assertReturnable(payout: PixPayout): void {
 assertReturnable.raises = refusals('PAYOUT_NOT_RETURNABLE');
 
 /** A payout's outcome; one already final (settled by the fallback query, say) is left as it is and answered as it stands. */
-async function applyPayoutNotification(tx: EntityManager, notification: Exclude<ProviderNotification, { type: 'pix.received' }>): Promise<NotificationResult> {
+async function applyPayoutNotification(tx: EntityManager, notification: Exclude<ProviderNotification, { type: 'pix.received' }>): Promise<PixPayout> {
   const payout = await lockSubmittedPayout(tx, notification.data.payoutId, notification.data.endToEndId);
   switch (notification.type) {
     case 'payout.settled':
@@ -110,7 +134,7 @@ async function applyPayoutNotification(tx: EntityManager, notification: Exclude<
       });
       break;
   }
-  return payoutResult(await lockPayout(tx, payout.id));
+  return lockPayout(tx, payout.id);
 }
 applyPayoutNotification.raises = refusals(lockSubmittedPayout, assertReturnable, receivePayoutReturn);
 

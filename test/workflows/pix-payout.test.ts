@@ -13,6 +13,8 @@ import {
   payoutOutlastsRuns,
   payoutUncertainNotified,
   payoutUncertainRejected,
+  submittedPayoutAsks,
+  submittedPayoutWoken,
   uncertainDebit,
 } from './scenarios/pix-payout.ts';
 import { runHistories, startHarness, type WorkflowHarness } from './support/harness.ts';
@@ -80,4 +82,29 @@ test('a provider pending past `pollsPerRun` queries: the run continues as new, n
   expect(ends).toEqual([...Array(2).fill(EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW), EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED]);
   const inputs = runs.map((r) => JSON.parse(Buffer.from(r.events![0]!.workflowExecutionStartedEventAttributes!.input!.payloads![0]!.data!).toString()) as PixPayoutInput);
   expect(inputs.map((i) => i.waiting)).toEqual([undefined, { asks: 2 }, { asks: 4 }]);
+});
+
+const eventsOf = async (workflowId: string) => (await runHistories(h.client, workflowId)).flatMap((r) => r.events!);
+
+test('submitted by the hand-off, woken by the notification during its delayed start: one workflow task, no query, no timer', async () => {
+  const started = Date.now();
+  const run = await submittedPayoutWoken(h);
+  expect(run.result).toBe('POSTED');
+  // Woken at once, long before its start delay (1.5 s) was over.
+  expect(Date.now() - started).toBeLessThan(1500);
+  expect(run.log.list()).toEqual([]);
+  const events = await eventsOf(run.workflowIds[0]!);
+  expect(events.filter((e) => e.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED)).toHaveLength(1);
+  expect(events.filter((e) => e.eventType === EventType.EVENT_TYPE_TIMER_STARTED)).toEqual([]);
+});
+
+test('submitted by the hand-off, never notified: the end of the delayed start is the first query, then the waits', async () => {
+  const started = Date.now();
+  const run = await submittedPayoutAsks(h);
+  expect(run.result).toBe('FAILED');
+  expect(run.log.names()).toEqual(['queryPixPayout', 'queryPixPayout', 'reversePixPayout']);
+  const queries = run.log.calls.filter((c) => c.name === 'queryPixPayout').map((c) => c.at);
+  // The first query at the end of the delay, the second `notificationWaitMs` later.
+  expect(queries[0]! - started).toBeGreaterThanOrEqual(1400);
+  expect(queries[1]! - queries[0]!).toBeGreaterThanOrEqual(1400);
 });

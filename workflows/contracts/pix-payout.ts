@@ -43,6 +43,12 @@ export interface PixPayoutInput {
   longestWaitMs?: number;
   /** Only when the request could not tell whether its debit committed: the run debits first, idempotently. */
   debit?: PayoutDebit;
+  /**
+   * The hand-off submitted the payout before it started the run, with the run's first task delayed by
+   * `notificationWaitMs` (`submittedPayoutStart`): the provider's notification wakes it (signal-with-start), and the
+   * end of the delay, when no notification came, is the time of the first fallback query.
+   */
+  submitted?: boolean;
   /** A run that continues an earlier one: the payout was submitted, and the provider asked this many times. */
   waiting?: { asks: number };
   /** Runs started before the payout waited for notifications: how often they polled, and how long they watched a refund. */
@@ -76,6 +82,7 @@ export type PayoutFinalState = 'POSTED' | 'FAILED' | 'CANCELLED' | 'REFUNDED';
  */
 export const payoutFinal = defineSignal<[PayoutFinalState]>('payoutFinal');
 
+export const pixPayoutWorkflowType = 'pixPayoutWorkflow';
 export const pixPayoutWorkflowId = (payoutId: string) => `pix-payout-${payoutId}`;
 
 export interface PayoutTiming {
@@ -83,11 +90,30 @@ export interface PayoutTiming {
   longestWaitMs: number;
 }
 
+/**
+ * The start of a payout's run once the hand-off has submitted the payout: its first workflow task waits for the
+ * notification's wake or `notificationWaitMs`, so a payout settled by its notification costs the run one task.
+ */
+export function submittedPayoutStart(start: WorkflowStart): WorkflowStart {
+  const input = start.args[0] as PixPayoutInput;
+  return { ...start, args: [{ ...input, submitted: true } satisfies PixPayoutInput], ...(input.notificationWaitMs ? { startDelayMs: input.notificationWaitMs } : {}) };
+}
+
+/**
+ * The wake of a payout's run by a notification that made the payout final: signal-with-start, so that a run whose
+ * first task is delayed runs now (a plain signal would wait for the delay), and a run not started yet (the
+ * notification came before the hand-off's start) starts, finds the payout final and ends.
+ */
+export function payoutWake(p: { payoutId: string; tenantId: string; accountId: string; timing: PayoutTiming; state: PayoutFinalState }): WorkflowStart {
+  const { startDelayMs: _delay, ...start } = submittedPayoutStart(pixPayoutStart(p));
+  return { ...start, signal: { name: payoutFinal.name, args: [p.state] } };
+}
+
 /** One run per payout; a run that failed or was terminated before finishing may be started again. */
 export function pixPayoutStart(p: { payoutId: string; tenantId: string; accountId: string; timing: PayoutTiming; debit?: PayoutDebit }): WorkflowStart {
   const input: PixPayoutInput = { payoutId: p.payoutId, ...p.timing, ...(p.debit ? { debit: p.debit } : {}) };
   return {
-    workflowType: 'pixPayoutWorkflow',
+    workflowType: pixPayoutWorkflowType,
     workflowId: pixPayoutWorkflowId(p.payoutId),
     args: [input],
     searchAttributes: { TenantId: p.tenantId, AccountId: p.accountId, PayoutId: p.payoutId },

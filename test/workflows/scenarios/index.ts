@@ -5,7 +5,16 @@ import { effectApplied, effectCancelled } from './delayed-effect.ts';
 import { kycResultFirst, kycThroughThePage } from './onboarding.ts';
 import { batchApprovalExpired, batchApproved, batchContinuesAsNew, batchPaid, batchWaitsForPix } from './payment-batch.ts';
 import { chargeExpires, chargePaidEarly, refundSent } from './pix-charge.ts';
-import { payoutFallbackFails, payoutFallbackSettles, payoutNotified, payoutOutlastsRuns, payoutUncertainNotified, payoutUncertainRejected } from './pix-payout.ts';
+import {
+  payoutFallbackFails,
+  payoutFallbackSettles,
+  payoutNotified,
+  payoutOutlastsRuns,
+  payoutUncertainNotified,
+  payoutUncertainRejected,
+  submittedPayoutAsks,
+  submittedPayoutWoken,
+} from './pix-payout.ts';
 import { probeAnswers } from './probe.ts';
 import { occurrencesRun, scheduleCancelled } from './scheduled-payment.ts';
 import { outcomeUnknown, sandboxDone, sandboxFailed } from './tev.ts';
@@ -37,6 +46,8 @@ export const recordedScenarios: Record<string, (h: WorkflowHarness) => Promise<S
   'pix-payout-uncertain-rejected': payoutUncertainRejected,
   'pix-payout-uncertain-notified': payoutUncertainNotified,
   'pix-payout-waits-across-runs': payoutOutlastsRuns,
+  'pix-payout-submitted-woken': submittedPayoutWoken,
+  'pix-payout-submitted-asks': submittedPayoutAsks,
   probe: probeAnswers,
   'scheduled-payment-runs': (h) => occurrencesRun(h, { dueInMs: [500, 1_000], answers: [['SCHEDULED', 'PAID'], ['FAILED']] }),
   'scheduled-payment-cancelled': scheduleCancelled,

@@ -3,7 +3,16 @@ import { randomUUID } from 'node:crypto';
 import type { PixPayoutActivities } from '../../../activities/pix-payouts.ts';
 import type { ProviderPayoutState } from '../../../src/pix/provider.ts';
 import { startWorkflow } from '../../../src/temporal/workflow-start.ts';
-import { payoutFinal, pixPayoutStart, type PayoutDebit, type PayoutFinalState, type PayoutOpening, type PixPayoutInput } from '../../../workflows/contracts/pix-payout.ts';
+import {
+  payoutFinal,
+  payoutWake,
+  pixPayoutStart,
+  submittedPayoutStart,
+  type PayoutDebit,
+  type PayoutFinalState,
+  type PayoutOpening,
+  type PixPayoutInput,
+} from '../../../workflows/contracts/pix-payout.ts';
 import type { ScenarioRun, WorkflowHarness } from '../support/harness.ts';
 import { ActivityLog, inTurn } from '../support/stubs.ts';
 
@@ -93,3 +102,35 @@ export const payoutUncertainRejected = (h: WorkflowHarness) => followPayout(h, {
 export const payoutUncertainNotified = (h: WorkflowHarness) => followPayout(h, { uncertain: true, notified: 'FAILED' });
 /** Two queries per run: the provider stays pending for two runs and settles in the third. */
 export const payoutOutlastsRuns = (h: WorkflowHarness) => followPayout(h, { states: [PENDING, PENDING, PENDING, PENDING, POSTED], pollsPerRun: 2 });
+
+interface SubmittedScenario {
+  /** What the provider answers the fallback queries, in turn. */
+  states?: ProviderPayoutState[];
+  /** Woken this long after the start, as a notification that made the payout final does (signal-with-start). */
+  wokenAfterMs?: number;
+  notified?: PayoutFinalState;
+}
+
+/**
+ * Starts the payout as the hand-off does once it has submitted it (`submittedPayoutStart`: the first task delayed by
+ * `notificationWaitMs`), wakes it as a notification would, then awaits its end.
+ */
+export async function followSubmittedPayout(h: WorkflowHarness, scenario: SubmittedScenario): Promise<PayoutRun> {
+  const log = new ActivityLog();
+  return h.withWorker(payoutStubs(log, scenario.states ?? [PENDING]), async (taskQueue) => {
+    const payoutId = `p${randomUUID()}`;
+    const ids = { payoutId, tenantId: randomUUID(), accountId: randomUUID() };
+    const timing = { notificationWaitMs: 1500, longestWaitMs: 3000 };
+    const start = submittedPayoutStart(pixPayoutStart({ ...ids, timing }));
+    await startWorkflow(h.client, taskQueue, start);
+    if (scenario.notified) {
+      await new Promise((resolve) => setTimeout(resolve, scenario.wokenAfterMs ?? 0));
+      await startWorkflow(h.client, taskQueue, payoutWake({ ...ids, timing, state: scenario.notified }));
+    }
+    const result = await h.client.workflow.getHandle(start.workflowId).result();
+    return { result, log, workflowIds: [start.workflowId], payoutId };
+  });
+}
+
+export const submittedPayoutWoken = (h: WorkflowHarness) => followSubmittedPayout(h, { notified: 'POSTED', wokenAfterMs: 200 });
+export const submittedPayoutAsks = (h: WorkflowHarness) => followSubmittedPayout(h, { states: [PENDING, FAILED] });
