@@ -146,10 +146,14 @@ export const findPayoutByKey = (em: EntityManager, accountId: string, idempotenc
 
 /** The payout, locked for the rest of the transaction: the steps of one payout run one after the other. */
 export async function lockPayout(em: EntityManager, payoutId: string): Promise<PixPayout> {
-  const payout = await one(em, `select ${COLUMNS} from pix_payout p where p.id = ? for update`, [payoutId]);
+  const payout = await findPayoutLocked(em, payoutId);
   if (!payout) throw new Error(`unknown payout ${payoutId}`);
   return payout;
 }
+
+/** `lockPayout`, for an id that may name no payout (one a provider's notification names): null then. */
+export const findPayoutLocked = (em: EntityManager, payoutId: string): Promise<PixPayout | null> =>
+  one(em, `select ${COLUMNS} from pix_payout p where p.id = ? for update`, [payoutId]);
 
 /** POSTED at the provider, with its end-to-end id. */
 export async function markPayoutPosted(em: EntityManager, payout: PixPayout, endToEndId: string, settledAt: Date): Promise<void> {

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Account } from '../accounts/entities.ts';
+import { accountNumbersOf } from '../accounts/store.ts';
 import type { Config } from '../config.ts';
 import { enqueueEvents } from '../events/outbox.ts';
 import { markPayoutMovementsPosted } from '../ledger/store.ts';
@@ -168,41 +169,49 @@ export async function submitPayout(em: EntityManager, provider: Pick<PixProvider
 /** The provider settled: POSTED, endToEndId and paymentDate filled, `pix.payout.succeeded`. */
 export async function settlePayout(em: EntityManager, payoutId: string, state: Extract<ProviderPayoutState, { state: 'POSTED' }>): Promise<void> {
   await em.transactional(async (tx) => {
-    const payout = await lockPayout(tx, payoutId);
-    if (payout.state !== 'PROCESSING') return;
-    const settledAt = new Date(state.settledAt);
-    // A payout PROCESSING was debited: its debit's movement is recorded.
-    const movementId = payout.movementId!;
-    await markPayoutMovementsPosted(tx, movementId, payout.id, state.endToEndId, paymentDate(settledAt));
-    await markPayoutPosted(tx, payout, state.endToEndId, settledAt);
-    const account = await tx.findOneOrFail(Account, { id: payout.accountId });
-    const b = payout.beneficiary;
-    await enqueueEvents(tx, [
-      {
-        tenantId: payout.tenantId,
-        accountId: account.id,
-        pixAccountId: account.pixAccountId,
-        type: 'pix.payout.succeeded',
-        data: {
-          payoutId: payout.id,
-          endToEndId: state.endToEndId,
-          movementId,
-          occurredAt: settledAt.toISOString(),
-          amountCents: payout.amountCents.toString(),
-          payerBranch: account.agency,
-          payerAccount: account.number,
-          beneficiaryName: b.name,
-          beneficiaryBranch: b.branch,
-          beneficiaryPixKey: payout.pixKey,
-          beneficiaryAccount: b.account,
-          beneficiaryDocument: b.document,
-          beneficiaryPixKeyType: payout.pixKeyType,
-          beneficiaryAccountType: b.accountType ?? null,
-          beneficiaryInstitution: b.institution,
-        },
-      },
-    ]);
+    await settleLockedPayout(tx, await lockPayout(tx, payoutId), state);
   });
+}
+
+/**
+ * `settlePayout` of a payout its caller locked in its transaction (a notification's), without locking or reading it
+ * again; answers the payout as it now stands.
+ */
+export async function settleLockedPayout(tx: EntityManager, payout: PixPayout, state: Extract<ProviderPayoutState, { state: 'POSTED' }>): Promise<PixPayout> {
+  if (payout.state !== 'PROCESSING') return payout;
+  const settledAt = new Date(state.settledAt);
+  // A payout PROCESSING was debited: its debit's movement is recorded.
+  const movementId = payout.movementId!;
+  await markPayoutMovementsPosted(tx, movementId, payout.id, state.endToEndId, paymentDate(settledAt));
+  await markPayoutPosted(tx, payout, state.endToEndId, settledAt);
+  const account = await accountNumbersOf(tx, payout.accountId);
+  const b = payout.beneficiary;
+  await enqueueEvents(tx, [
+    {
+      tenantId: payout.tenantId,
+      accountId: payout.accountId,
+      pixAccountId: account.pixAccountId,
+      type: 'pix.payout.succeeded',
+      data: {
+        payoutId: payout.id,
+        endToEndId: state.endToEndId,
+        movementId,
+        occurredAt: settledAt.toISOString(),
+        amountCents: payout.amountCents.toString(),
+        payerBranch: account.agency,
+        payerAccount: account.number,
+        beneficiaryName: b.name,
+        beneficiaryBranch: b.branch,
+        beneficiaryPixKey: payout.pixKey,
+        beneficiaryAccount: b.account,
+        beneficiaryDocument: b.document,
+        beneficiaryPixKeyType: payout.pixKeyType,
+        beneficiaryAccountType: b.accountType ?? null,
+        beneficiaryInstitution: b.institution,
+      },
+    },
+  ]);
+  return { ...payout, state: 'POSTED', endToEndId: state.endToEndId };
 }
 
 /**

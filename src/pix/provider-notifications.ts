@@ -5,8 +5,8 @@ import { DomainError, notFound, refusals } from '../shared/errors.ts';
 import { payCharge } from './charge-settlement.ts';
 import { findChargeByTxid } from './charge-store.ts';
 import { receivePix } from './incoming.ts';
-import { lockPayout, type PixPayout, type PixPayoutState } from './payout-store.ts';
-import { receivePayoutReturn, reversePayout, settlePayout } from './payouts.ts';
+import { findPayoutLocked, lockPayout, type PixPayout, type PixPayoutState } from './payout-store.ts';
+import { receivePayoutReturn, reversePayout, settleLockedPayout } from './payouts.ts';
 import type { PixParty } from './provider.ts';
 
 /**
@@ -95,9 +95,8 @@ const payoutResult = (payout: PixPayout): NotificationResult => ({ payoutId: pay
 
 /** A payout the provider was given: recorded and debited (a payout still REQUESTED or REJECTED was never submitted). */
 async function lockSubmittedPayout(tx: EntityManager, payoutId: string, endToEndId: string): Promise<PixPayout> {
-  const [row] = await tx.execute<{ id: string }[]>(`select id from pix_payout where id = ? and status not in ('REQUESTED', 'REJECTED')`, [payoutId]);
-  if (!row) throw new DomainError('PAYOUT_NOT_FOUND');
-  const payout = await lockPayout(tx, payoutId);
+  const payout = await findPayoutLocked(tx, payoutId);
+  if (!payout || payout.state === 'REQUESTED' || payout.state === 'REJECTED') throw new DomainError('PAYOUT_NOT_FOUND');
   if (payout.endToEndId !== null && payout.endToEndId !== endToEndId) {
     throw new DomainError('END_TO_END_ID_MISMATCH', { endToEndId: payout.endToEndId });
   }
@@ -118,8 +117,8 @@ async function applyPayoutNotification(tx: EntityManager, notification: Exclude<
   const payout = await lockSubmittedPayout(tx, notification.data.payoutId, notification.data.endToEndId);
   switch (notification.type) {
     case 'payout.settled':
-      await settlePayout(tx, payout.id, { state: 'POSTED', endToEndId: notification.data.endToEndId, settledAt: notification.data.settledAt, refund: null });
-      break;
+      // The most frequent notification: settled on the lock taken above, and answered without reading it again.
+      return settleLockedPayout(tx, payout, { state: 'POSTED', endToEndId: notification.data.endToEndId, settledAt: notification.data.settledAt, refund: null });
     case 'payout.failed':
     case 'payout.cancelled':
       await reversePayout(tx, payout.id, { state: notification.type === 'payout.failed' ? 'FAILED' : 'CANCELLED', endToEndId: notification.data.endToEndId, reason: notification.data.reason });
