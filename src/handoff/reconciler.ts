@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Orm } from '../persistence/orm.ts';
 import { startWorkflow, type WorkflowStart } from '../temporal/workflow-start.ts';
 import { startPollLoop, type PollLoop } from '../shared/poll-loop.ts';
+import { within } from '../shared/time.ts';
 import { claimDueHandOffs, deleteHandOffs, handOffOf, rescheduleHandOff, type HandOff } from './store.ts';
 
 const SWEEP_MS = 1000;
@@ -38,19 +39,6 @@ export interface ReconcilerOptions {
   beforeStart?: Readonly<Record<string, BeforeStart>>;
 }
 
-/** `step` within `ms`, else a failure (the step itself may still finish: what it does is idempotent). */
-async function within<T>(ms: number, what: string, step: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} not done within ${ms} ms`)), ms);
-  });
-  try {
-    return await Promise.race([step, expired]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 const retryDelay = (attempts: number) => Math.min(250 * 2 ** Math.min(attempts, 10), MAX_RETRY_MS);
 
 /**
@@ -63,7 +51,8 @@ export function startHandOffReconciler(orm: Orm, client: Client, taskQueue: stri
   const { colocatedWorker = false, beforeStart = {} } = options;
   async function carryOut(start: WorkflowStart): Promise<void> {
     const step = beforeStart[start.workflowType];
-    const prepared = step ? await within(BEFORE_START_DEADLINE_MS, `${start.workflowType}'s step before its start`, step(start)) : start;
+    // Past its deadline the step counts as failed; it may still finish, and what it does is idempotent.
+    const prepared = step ? await within(step(start), BEFORE_START_DEADLINE_MS, `${start.workflowType}'s step before its start not done within ${BEFORE_START_DEADLINE_MS} ms`) : start;
     await startWorkflow(client, taskQueue, prepared, { eager: colocatedWorker, deadlineMs: START_DEADLINE_MS });
   }
 

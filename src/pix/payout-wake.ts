@@ -1,6 +1,7 @@
 import type { ServiceContext } from '../platform-context.ts';
 import { startWorkflow } from '../temporal/workflow-start.ts';
 import { payoutWake, type PayoutFinalState } from '../../workflows/contracts/pix-payout.ts';
+import type { PixPayout } from './payout-store.ts';
 import { payoutTiming } from './payouts.ts';
 
 const WAKE_DEADLINE_MS = 5000;
@@ -17,10 +18,11 @@ export const isFinalPayoutState = (state: string): state is PayoutFinalState => 
  */
 export function wakePayoutWorkflow(
   { temporal, config, logger }: Pick<ServiceContext, 'temporal' | 'config' | 'logger'>,
-  payout: { payoutId: string; tenantId: string; accountId: string; state: PayoutFinalState },
+  payout: Pick<PixPayout, 'id' | 'tenantId' | 'accountId'>,
+  state: PayoutFinalState,
 ): void {
-  const start = payoutWake({ ...payout, timing: payoutTiming(config) });
+  const start = payoutWake({ payoutId: payout.id, tenantId: payout.tenantId, accountId: payout.accountId, timing: payoutTiming(config), state });
   void startWorkflow(temporal.client, config.TEMPORAL_TASK_QUEUE, start, { deadlineMs: WAKE_DEADLINE_MS }).catch((err: unknown) =>
-    logger.debug({ err, payoutId: payout.payoutId }, 'payout workflow not woken; its fallback query finds the outcome'),
+    logger.debug({ err, payoutId: payout.id }, 'payout workflow not woken; its fallback query finds the outcome'),
   );
 }

@@ -150,7 +150,7 @@ export function registerPixProviderNotificationRoutes(router: Router, registry: 
     raises: [applyProviderNotification],
     async handler({ headers: h, body, req }) {
       const { answer, payout } = await applyProviderNotification(platform.orm.em.fork(), platform.config.TEMPORAL_TASK_QUEUE, h['webhook-id'], rawBodyOf(req), body);
-      if (payout && isFinalPayoutState(payout.state)) wakePayoutWorkflow(platform, { ...payout, state: payout.state });
+      if (payout && isFinalPayoutState(payout.state)) wakePayoutWorkflow(platform, payout, payout.state);
       return { status: 200, body: answer };
     },
   });

@@ -39,18 +39,13 @@ export interface NotificationAnswer {
   result: NotificationResult;
 }
 
-/** A payout the notification found or left in a final state, for the wake of its settlement run. */
-export interface NotifiedPayout {
-  payoutId: string;
-  tenantId: string;
-  accountId: string;
-  state: PixPayoutState;
-}
-
-/** What the provider is answered, and the payout it was about (null for an incoming Pix, or one received before). */
+/**
+ * What the provider is answered, and the payout it was about as the notification left it, for the wake of its
+ * settlement run (null for an incoming Pix, or a notification received before).
+ */
 export interface NotificationOutcome {
   answer: NotificationAnswer;
-  payout: NotifiedPayout | null;
+  payout: PixPayout | null;
 }
 
 const bodyHash = (raw: Buffer) => createHash('sha256').update(raw).digest('hex');
@@ -84,10 +79,7 @@ export async function applyProviderNotification(em: EntityManager, taskQueue: st
       result = payoutResult(payout);
     }
     await tx.execute('update pix_provider_notification set result = ?::jsonb where id = ?', [JSON.stringify(result), id]);
-    return {
-      answer: { status: 'applied', notificationId: id, type: notification.type, result },
-      payout: payout && { payoutId: payout.id, tenantId: payout.tenantId, accountId: payout.accountId, state: payout.state },
-    };
+    return { answer: { status: 'applied', notificationId: id, type: notification.type, result }, payout };
   });
 }
 
