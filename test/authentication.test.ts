@@ -44,15 +44,23 @@ describe('POST /authenticate', () => {
     expect(unknown.status).toBe(401);
     expect(wrong.body).toEqual({ code: 'INVALID_CREDENTIALS', message: 'Document or password is incorrect' });
     expect(unknown.body).toEqual(wrong.body);
-    const time = async (doc: string) => {
+    // An address of its own, so these failures leave the default address's budget to the tests below.
+    const address = { 'x-forwarded-for': `198.51.100.${Math.floor(Math.random() * 250) + 1}` };
+    const time = async (document: string) => {
       const t = process.hrtime.bigint();
-      await login(platform, { ...alice, document: doc, password: 'not-the-password-1' });
+      const res = await http('POST', `${platform.holderUrl}/authenticate`, { body: { document, password: 'not-the-password-1' }, headers: { ...tenantHeaders(tenantId), ...address } });
+      expect(res.status).toBe(401);
       return Number(process.hrtime.bigint() - t) / 1e6;
     };
-    // Both paths run one argon2 verification: neither is an order of magnitude faster.
-    const known = await time(bob.document);
-    const missing = await time(newCpf());
-    expect(missing).toBeGreaterThan(known / 3);
+    // Both paths run one argon2 verification: neither is an order of magnitude faster. The fastest of three, taken in
+    // turns, so one pause of a busy machine does not decide.
+    const known: number[] = [];
+    const missing: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      known.push(await time(bob.document));
+      missing.push(await time(newCpf()));
+    }
+    expect(Math.min(...missing)).toBeGreaterThan(Math.min(...known) / 3);
   });
 
   test('the tenant isolates passwords: one document, two tenants, two passwords', async () => {
