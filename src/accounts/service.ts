@@ -4,7 +4,7 @@ import { newCuid, newUuid } from '../shared/ids.ts';
 import { centsToReais } from '../shared/money.ts';
 import { debitsThisMonth } from '../ledger/store.ts';
 import { Account } from './entities.ts';
-import { insertHolderAccount } from './store.ts';
+import { findHolderAccount, insertHolderAccount } from './store.ts';
 
 /** Every account of a tenant lives in this branch; the number comes from a sequence. */
 export const AGENCY = '0001';
@@ -22,7 +22,7 @@ export async function setHolderAccountsStatus(em: EntityManager, holderId: strin
 
 /** The holder's own account; another holder's (or tenant's) account id is indistinguishable from a missing one. */
 export async function getOwnAccount(em: EntityManager, holder: { id: string; tenantId: string }, accountId: string): Promise<Account> {
-  const account = await em.findOne(Account, { id: accountId, holderId: holder.id, tenantId: holder.tenantId });
+  const account = await findHolderAccount(em, accountId, holder.id, holder.tenantId);
   if (!account) throw notFound('Account');
   return account;
 }

@@ -1,5 +1,6 @@
 /** The `account` table's SQL beyond what the Account entity maps (balances change only through the ledger store). */
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { Account } from './entities.ts';
 
 /** The holder's account, PENDING, numbered from the branch's sequence; nothing when the holder already has one. */
 export async function insertHolderAccount(
@@ -34,4 +35,19 @@ export async function accountNumbersOf(em: EntityManager, accountId: string): Pr
   );
   if (!row) throw new Error(`unknown account ${accountId}`);
   return row;
+}
+
+/**
+ * The holder's account of the tenant, managed by `em` as `em.findOne` would answer it, with its refusal computed as
+ * the entity's formula does (`account_refusal`). Read on every payment; building the query through the ORM cost
+ * about twice the CPU of this statement (bench/README.md).
+ */
+export async function findHolderAccount(em: EntityManager, accountId: string, holderId: string, tenantId: string): Promise<Account | null> {
+  const [row] = await em.execute<Record<string, unknown>[]>(
+    `select a.*, account_refusal(a.status, h.status, h.onboarding_step) as money_refusal
+       from account a left join holder h on h.id = a.holder_id
+      where a.id = ? and a.holder_id = ? and a.tenant_id = ?`,
+    [accountId, holderId, tenantId],
+  );
+  return row ? em.map(Account, row) : null;
 }

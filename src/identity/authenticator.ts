@@ -3,7 +3,8 @@ import type { Authenticator } from '../http/route.ts';
 import type { PlatformContext } from '../platform-context.ts';
 import { refusals, unauthorized } from '../shared/errors.ts';
 import { activeTenantKey } from '../tenants/service.ts';
-import { Holder } from './entities.ts';
+import type { Holder } from './entities.ts';
+import { findTenantHolder } from './holder-store.ts';
 import { assertNotBlocked } from './service.ts';
 import { verifyHolderToken, type HolderClaims } from './tokens.ts';
 
@@ -33,7 +34,7 @@ export function holderAuthenticator({ config, orm, credentials }: PlatformContex
       const em = orm.em.fork();
       const tenantKey = claims.kid ? await activeTenantKey(em, credentials, claims.tid, claims.kid) : null;
       if (claims.kid && !tenantKey) throw unauthorized('ISSUING_KEY_REVOKED');
-      const holder = await em.findOne(Holder, { id: claims.sub, tenantId: claims.tid });
+      const holder = await findTenantHolder(em, claims.sub, claims.tid);
       if (!holder || holder.type !== claims.type) throw unauthorized('HOLDER_UNKNOWN');
       assertNotBlocked(holder);
       return { holder, claims, pinExempt: Boolean(tenantKey?.pinExempt), em };
