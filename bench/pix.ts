@@ -36,7 +36,7 @@ import { measureTemporalFloor } from './floor/floor.ts';
 import { checkConservation, LEDGER_CHECKS, PIX_PAYOUT_CHECK } from './lib/conservation.ts';
 import { closeHttp, request } from './lib/http.ts';
 import { admin, assertPlatformUp, clientToken, config, fundAccounts, holderUrl, mapLimit, openPool, registerHolders, say, timed } from './lib/platform.ts';
-import { cpuOver, processes, type Proc } from './lib/proc.ts';
+import { cpuBetween, cpuOver, cpuSnapshot, describeCpu, processes, type Proc } from './lib/proc.ts';
 import { abbaOrder, Latencies, seconds, since } from './lib/stats.ts';
 import { printSummary, type Figure } from './lib/summary.ts';
 import { errorsOf, HOT_SHARE, httpClient, loadAverage, printLoad, runLoad, setUpTev } from './lib/tev-load.ts';
@@ -376,8 +376,10 @@ async function main(): Promise<number> {
     const tev = await setUpTev(pool, TEV_PAIRS);
     const pix = await setUpPix(pool);
 
+    const tevCpu = cpuSnapshot();
     const tevLoad = await runLoad('HTTP POST /v1/tev (for the ratio)', MOST_CLIENTS, SECONDS, (deadline, res) => httpClient(tev, HOT_SHARE, deadline, res));
     const tevRate = printLoad(tevLoad, 200, 'done');
+    say(`  CPU               ${describeCpu(cpuBetween(tevCpu, cpuSnapshot()))}`);
     figures.push({ what: `TEV over HTTP, ${MOST_CLIENTS} clients (20% hot account)`, rate: tevRate, latencies: tevLoad.all, errors: errorsOf(tevLoad, 200) });
 
     say(`\nTemporal floor: empty Update-with-Start workflows, ${MOST_CLIENTS} clients for ${SECONDS} s on ${config.TEMPORAL_ADDRESS}`);
@@ -390,10 +392,14 @@ async function main(): Promise<number> {
     for (const clients of CLIENT_COUNTS) {
       say(`\nHTTP POST /pix/payment (R$ ${AMOUNT_REAIS.toFixed(2)} by key): ${clients} client loops for ${SECONDS} s (load average before: ${loadAverage()})`);
       const phaseStart = new Date();
+      const phaseCpu = cpuSnapshot();
       const tally = await closedLoop(pix.payers, clients);
       const phaseEnd = Date.now();
+      const drainCpu = cpuSnapshot();
       const rate = printPix(tally);
+      say(`  CPU               ${describeCpu(cpuBetween(phaseCpu, drainCpu))}`);
       phases.set(clients, { tally, rate, drain: await drain(pool, pix.tenantId, phaseStart, phaseEnd) });
+      say(`  CPU, drain        ${describeCpu(cpuBetween(drainCpu, cpuSnapshot()))}`);
       const target = clients === MOST_CLIENTS ? '>= 0.8 x TEV/s, p99 <= 60 ms, 0 errors' : clients === 1 ? 'p50 <= 5 ms' : undefined;
       figures.push({ what: `Pix accepted, ${clients} client${clients > 1 ? 's' : ''}`, rate, latencies: tally.all, errors: pixErrors(tally), target });
     }
