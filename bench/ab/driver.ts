@@ -6,6 +6,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { LOAD_SECONDS, SLOT_MS } from './slots.ts';
 
 const TREE = process.env.TREE!;
 /** `a` (the current tree) or `b` (the baseline): the slot of each round is `2 × round + OFFSET`. */
@@ -13,8 +14,6 @@ const NAME = process.env.NAME!;
 const OFFSET = Number(process.env.OFFSET);
 const ROUNDS = Number(process.env.ROUNDS ?? 4);
 const OUT = process.env.OUT!;
-const SLOT_MS = 12_000;
-const LOAD_SECONDS = 9;
 
 const lib = await import(`${TREE}/bench/lib/platform.ts`);
 const { closeHttp, request } = await import(`${TREE}/bench/lib/http.ts`);
@@ -65,9 +64,9 @@ for (let round = 0; round < 2 * ROUNDS; round++) {
   if (round < ROUNDS) {
     const r = await tl.runLoad(`${NAME} tev ${round}`, 32, LOAD_SECONDS, (d: number, res: any) => tl.httpClient(tev, tl.HOT_SHARE, d, res));
     const rate = tl.printLoad(r, 200, 'done'); const s = r.all.summary();
-    results.push({ kind: 'tev', round, rate, p50: s.p50, p99: s.p99 });
+    results.push({ kind: 'tev', round, slot: 2 * round + OFFSET, rate, p50: s.p50, p99: s.p99 });
   } else {
-    results.push({ kind: 'pix', round, ...(await pix(LOAD_SECONDS)) });
+    results.push({ kind: 'pix', round, slot: 2 * round + OFFSET, ...(await pix(LOAD_SECONDS)) });
   }
   console.log(JSON.stringify(results.at(-1)));
 }

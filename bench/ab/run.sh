@@ -6,7 +6,8 @@
 # settings are the same for both. Their loads alternate in 12 s slots (driver.ts): `rounds` TEV slots each (32 clients,
 # bench/tev.ts's mix; the first is a warm-up), then `rounds` Pix slots each (32 clients, R$ 0.01 by key) with the
 # Temporal server and both workers stopped (SIGSTOP), so that Pix measures the request path alone, without a drain
-# beside it. Prints each slot's figures and writes them to /tmp/bench-ab/<a|b>.json.
+# beside it. Prints each slot's figures and writes them to /tmp/bench-ab/<a|b>.json, and the CPU one operation cost
+# each part of the platform, from /proc (cpu.ts).
 #
 # The baseline tree is a git worktree of another commit with node_modules linked, e.g.
 #   git worktree add --detach /tmp/baseline a9afc99 && ln -s "$PWD/node_modules" /tmp/baseline/node_modules
@@ -38,9 +39,10 @@ ready $OUT/b.platform
 driver=$CURRENT/bench/ab/driver.ts
 (cd "$BASELINE" && env $B_ENV TREE="$BASELINE" NAME=b OFFSET=0 ROUNDS=$ROUNDS OUT=$OUT node $driver > $OUT/b.log 2>&1) &
 (cd "$CURRENT" && TREE="$CURRENT" NAME=a OFFSET=1 ROUNDS=$ROUNDS OUT=$OUT node $driver > $OUT/a.log 2>&1) &
+node "$CURRENT/bench/ab/cpu.ts" $OUT $ROUNDS "$BASELINE" "$CURRENT" > $OUT/cpu.log 2>&1 &
 for _ in $(seq 1 900); do [ -f $OUT/a.ready ] && [ -f $OUT/b.ready ] && break; sleep 1; done
 echo $(( $(date +%s%3N) + 3000 )) > $OUT/start
 sleep $(( 3 + 24 * ROUNDS ))
 pkill -STOP -f "server start-dev"; pkill -STOP -f "worker/main.ts"
-for _ in $(seq 1 300); do [ -f $OUT/a.json ] && [ -f $OUT/b.json ] && break; sleep 1; done
-node "$CURRENT/bench/ab/summary.ts" $OUT/b.json $OUT/a.json "$(git -C "$BASELINE" rev-parse --short HEAD)" "$(git -C "$CURRENT" rev-parse --short HEAD)"
+for _ in $(seq 1 300); do [ -f $OUT/a.json ] && [ -f $OUT/b.json ] && [ -f $OUT/cpu.json ] && break; sleep 1; done
+node "$CURRENT/bench/ab/summary.ts" $OUT/b.json $OUT/a.json "$(git -C "$BASELINE" rev-parse --short HEAD)" "$(git -C "$CURRENT" rev-parse --short HEAD)" $OUT/cpu.json

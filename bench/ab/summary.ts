@@ -1,15 +1,23 @@
-/** Prints an A/B run's slots and means: node bench/ab/summary.ts <baseline.json> <current.json> <baseline name> <current name> */
-import { readFileSync } from 'node:fs';
+/**
+ * Prints an A/B run's slots and means, and with cpu.json (bench/ab/cpu.ts) the CPU of one operation by part:
+ *   node bench/ab/summary.ts <baseline.json> <current.json> <baseline name> <current name> [cpu.json]
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { LOAD_SECONDS } from './slots.ts';
 
 interface Slot {
   kind: 'tev' | 'pix';
   round: number;
+  slot: number;
   rate: number;
   p50: number;
   p99: number;
 }
 
-const [baselineFile, currentFile, baselineName, currentName] = process.argv.slice(2) as [string, string, string, string];
+const [baselineFile, currentFile, baselineName, currentName, cpuFile] = process.argv.slice(2) as [string, string, string, string, string | undefined];
+const cpu: { slot: number; ms: Record<string, number> }[] = cpuFile && existsSync(cpuFile) ? JSON.parse(readFileSync(cpuFile, 'utf8')) : [];
+/** The parts cpu.ts tells apart: the tree's own, then what both share (charged to the tree whose slot it is). */
+const PARTS = ['api', 'postgres', 'worker', 'psp', 'driver', 'shared.postgres', 'shared.temporal'];
 const read = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as Slot[];
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 // The first TEV slot of each tree warms its api and database up: left out of the means.
@@ -22,4 +30,13 @@ for (const kind of ['tev', 'pix'] as const) {
   process.stdout.write(`${kind === 'tev' ? 'TEV, POST /v1/tev' : 'Pix accepted, POST /pix/payment (no drain)'}, 32 clients, per slot:\n`);
   process.stdout.write(`${line(baselineName, b)}\n${line(currentName, c)}\n`);
   process.stdout.write(`  change ${((mean(c.map((x) => x.rate)) / mean(b.map((x) => x.rate)) - 1) * 100).toFixed(1)}%\n`);
+  if (cpu.length === 0) continue;
+  // ms of CPU per operation: each part's CPU over the tree's measured slots, divided by their operations.
+  const perOperation = (tree: 'a' | 'b', slots: Slot[]) => {
+    const operations = slots.reduce((sum, x) => sum + x.rate * LOAD_SECONDS, 0);
+    const part = (name: string) => slots.reduce((sum, x) => sum + (cpu.find((c) => c.slot === x.slot)?.ms[name.includes('.') ? name : `${tree}.${name}`] ?? 0), 0) / operations;
+    const parts = PARTS.map((name) => [name, part(name)] as const);
+    return `${parts.map(([name, ms]) => `${name} ${ms.toFixed(3)}`).join(' · ')} · all ${parts.reduce((sum, [, ms]) => sum + ms, 0).toFixed(3)}`;
+  };
+  process.stdout.write(`  CPU ms per operation:\n    ${baselineName.padEnd(12)} ${perOperation('b', b)}\n    ${currentName.padEnd(12)} ${perOperation('a', c)}\n`);
 }

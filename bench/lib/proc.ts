@@ -27,14 +27,14 @@ export function processes(): Proc[] {
 }
 
 /** /proc/<pid>/stat: the parent, and user plus system CPU of all the process's threads in clock ticks. */
-function statFields(pid: number): { ppid: number; ticks: number } {
+export function statFields(pid: number): { ppid: number; ticks: number } {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   // The command name (field 2) is in parentheses and may hold spaces: count the fields after its closing one.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return { ppid: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]) };
 }
 
-const clockTicksPerSecond = (() => {
+export const clockTicksPerSecond = (() => {
   try {
     return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
   } catch {
