@@ -1,3 +1,4 @@
+import { afterAll, describe, expect, it } from '@jest/globals';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
