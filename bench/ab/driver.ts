@@ -13,6 +13,8 @@ const TREE = process.env.TREE!;
 const NAME = process.env.NAME!;
 const OFFSET = Number(process.env.OFFSET);
 const ROUNDS = Number(process.env.ROUNDS ?? 4);
+/** The Pix slots' clients: 32 measures the rate, 1 the latency of a payment alone. */
+const PIX_CLIENTS = Number(process.env.PIX_CLIENTS ?? 32);
 const OUT = process.env.OUT!;
 
 const lib = await import(`${TREE}/bench/lib/platform.ts`);
@@ -32,7 +34,7 @@ writeFileSync(`${OUT}/${NAME}.ready`, '');
 while (!existsSync(`${OUT}/start`)) await sleep(200);
 const t0 = Number(readFileSync(`${OUT}/start`, 'utf8'));
 const results: any[] = [];
-/** 32 clients paying R$ 0.01 to random EVP keys back to back for `seconds`: accepted (201 or 202) per second. */
+/** PIX_CLIENTS clients paying R$ 0.01 to random EVP keys back to back for `seconds`: accepted (201 or 202) per second. */
 async function pix(seconds: number) {
   const latencies = new Latencies();
   let accepted = 0;
@@ -40,7 +42,7 @@ async function pix(seconds: number) {
   const start = performance.now();
   const deadline = start + seconds * 1000;
   await Promise.all(
-    Array.from({ length: 32 }, async (_, i) => {
+    Array.from({ length: PIX_CLIENTS }, async (_, i) => {
       const payer = payers[i % payers.length];
       while (performance.now() < deadline) {
         const sent = performance.now();

@@ -1,12 +1,12 @@
 #!/bin/bash
-# An A/B of two trees of this repository in one sitting: bench/ab/run.sh <baseline tree> [rounds]
+# An A/B of two trees of this repository in one sitting: bench/ab/run.sh <baseline tree> [rounds] [Pix clients]
 #
 # Both platforms share one embedded PostgreSQL (the current tree's, on a fresh ./data; the baseline in its own database,
 # banking_ab) and one Temporal dev server, each on its own ports and task queue, so the machine, the server and its
 # settings are the same for both. Their loads alternate in 12 s slots (driver.ts): `rounds` TEV slots each (32 clients,
-# bench/tev.ts's mix; the first is a warm-up), then `rounds` Pix slots each (32 clients, R$ 0.01 by key) with the
-# Temporal server and both workers stopped (SIGSTOP), so that Pix measures the request path alone, without a drain
-# beside it. Prints each slot's figures and writes them to /tmp/bench-ab/<a|b>.json, and the CPU one operation cost
+# bench/tev.ts's mix; the first is a warm-up), then `rounds` Pix slots each (32 clients, or the third argument's count:
+# 1 for a payment's latency alone; R$ 0.01 by key) with the Temporal server and both workers stopped (SIGSTOP), so
+# that Pix measures the request path alone, without a drain beside it. Prints each slot's figures and writes them to /tmp/bench-ab/<a|b>.json, and the CPU one operation cost
 # each part of the platform, from /proc (cpu.ts).
 #
 # The baseline tree is a git worktree of another commit with node_modules linked, e.g.
@@ -16,6 +16,7 @@ set -eu
 BASELINE=$(cd "$1" && pwd)
 CURRENT=$(cd "$(dirname "$0")/../.." && pwd)
 ROUNDS=${2:-4}
+PIX_CLIENTS=${3:-32}
 OUT=/tmp/bench-ab
 # Node 24 from the npm package, as npm start runs it.
 export PATH="$CURRENT/node_modules/.bin:$PATH"
@@ -37,12 +38,12 @@ cd "$BASELINE" && rm -rf data && { env $B_ENV node scripts/start.ts > $OUT/b.pla
 ready $OUT/b.platform
 
 driver=$CURRENT/bench/ab/driver.ts
-(cd "$BASELINE" && env $B_ENV TREE="$BASELINE" NAME=b OFFSET=0 ROUNDS=$ROUNDS OUT=$OUT node $driver > $OUT/b.log 2>&1) &
-(cd "$CURRENT" && TREE="$CURRENT" NAME=a OFFSET=1 ROUNDS=$ROUNDS OUT=$OUT node $driver > $OUT/a.log 2>&1) &
+(cd "$BASELINE" && env $B_ENV TREE="$BASELINE" NAME=b OFFSET=0 ROUNDS=$ROUNDS PIX_CLIENTS=$PIX_CLIENTS OUT=$OUT node $driver > $OUT/b.log 2>&1) &
+(cd "$CURRENT" && TREE="$CURRENT" NAME=a OFFSET=1 ROUNDS=$ROUNDS PIX_CLIENTS=$PIX_CLIENTS OUT=$OUT node $driver > $OUT/a.log 2>&1) &
 node "$CURRENT/bench/ab/cpu.ts" $OUT $ROUNDS "$BASELINE" "$CURRENT" > $OUT/cpu.log 2>&1 &
 for _ in $(seq 1 900); do [ -f $OUT/a.ready ] && [ -f $OUT/b.ready ] && break; sleep 1; done
 echo $(( $(date +%s%3N) + 3000 )) > $OUT/start
 sleep $(( 3 + 24 * ROUNDS ))
 pkill -STOP -f "server start-dev"; pkill -STOP -f "worker/main.ts"
 for _ in $(seq 1 300); do [ -f $OUT/a.json ] && [ -f $OUT/b.json ] && [ -f $OUT/cpu.json ] && break; sleep 1; done
-node "$CURRENT/bench/ab/summary.ts" $OUT/b.json $OUT/a.json "$(git -C "$BASELINE" rev-parse --short HEAD)" "$(git -C "$CURRENT" rev-parse --short HEAD)" $OUT/cpu.json
+PIX_CLIENTS=$PIX_CLIENTS node "$CURRENT/bench/ab/summary.ts" $OUT/b.json $OUT/a.json "$(git -C "$BASELINE" rev-parse --short HEAD)" "$(git -C "$CURRENT" rev-parse --short HEAD)" $OUT/cpu.json

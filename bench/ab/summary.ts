@@ -27,7 +27,7 @@ for (const kind of ['tev', 'pix'] as const) {
   const [b, c] = [measured(baseline, kind), measured(current, kind)];
   const line = (name: string, s: Slot[]) =>
     `  ${name.padEnd(12)} ${s.map((x) => x.rate.toFixed(0).padStart(6)).join('')}   mean ${mean(s.map((x) => x.rate)).toFixed(1).padStart(7)}/s  p50 ${mean(s.map((x) => x.p50)).toFixed(1)} ms  p99 ${mean(s.map((x) => x.p99)).toFixed(1)} ms`;
-  process.stdout.write(`${kind === 'tev' ? 'TEV, POST /v1/tev' : 'Pix accepted, POST /pix/payment (no drain)'}, 32 clients, per slot:\n`);
+  process.stdout.write(`${kind === 'tev' ? 'TEV, POST /v1/tev' : 'Pix accepted, POST /pix/payment (no drain)'}, ${kind === 'tev' ? 32 : (process.env.PIX_CLIENTS ?? 32)} clients, per slot:\n`);
   process.stdout.write(`${line(baselineName, b)}\n${line(currentName, c)}\n`);
   process.stdout.write(`  change ${((mean(c.map((x) => x.rate)) / mean(b.map((x) => x.rate)) - 1) * 100).toFixed(1)}%\n`);
   if (cpu.length === 0) continue;
