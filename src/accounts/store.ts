@@ -1,5 +1,6 @@
 /** The `account` table's SQL beyond what the Account entity maps (balances change only through the ledger store). */
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { entityColumns, queryPrepared } from '../persistence/prepared.ts';
 import { Account } from './entities.ts';
 
 /** The holder's account, PENDING, numbered from the branch's sequence; nothing when the holder already has one. */
@@ -43,10 +44,12 @@ export async function accountNumbersOf(em: EntityManager, accountId: string): Pr
  * about twice the CPU of this statement (bench/README.md).
  */
 export async function findHolderAccount(em: EntityManager, accountId: string, holderId: string, tenantId: string): Promise<Account | null> {
-  const [row] = await em.execute<Record<string, unknown>[]>(
-    `select a.*, account_refusal(a.status, h.status, h.onboarding_step) as money_refusal
+  const [row] = await queryPrepared<Record<string, unknown>>(
+    em,
+    'find_holder_account',
+    `select ${entityColumns(em, Account, 'a')}, account_refusal(a.status, h.status, h.onboarding_step) as money_refusal
        from account a left join holder h on h.id = a.holder_id
-      where a.id = ? and a.holder_id = ? and a.tenant_id = ?`,
+      where a.id = $1 and a.holder_id = $2 and a.tenant_id = $3`,
     [accountId, holderId, tenantId],
   );
   return row ? em.map(Account, row) : null;

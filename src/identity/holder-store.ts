@@ -1,5 +1,6 @@
 /** The holder table's reads on every authenticated request, in plain SQL. */
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { entityColumns, queryPrepared } from '../persistence/prepared.ts';
 import { Holder } from './entities.ts';
 
 /**
@@ -7,6 +8,6 @@ import { Holder } from './entities.ts';
  * holder); building the query through the ORM cost about twice the CPU of this statement (bench/README.md).
  */
 export async function findTenantHolder(em: EntityManager, id: string, tenantId: string): Promise<Holder | null> {
-  const [row] = await em.execute<Record<string, unknown>[]>('select * from holder where id = ? and tenant_id = ?', [id, tenantId]);
+  const [row] = await queryPrepared<Record<string, unknown>>(em, 'find_tenant_holder', `select ${entityColumns(em, Holder, 'h')} from holder h where h.id = $1 and h.tenant_id = $2`, [id, tenantId]);
   return row ? em.map(Holder, row) : null;
 }

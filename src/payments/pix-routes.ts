@@ -1,7 +1,6 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { randomUUID } from 'node:crypto';
 import type { Router } from 'express';
-import { operatingAccount } from '../identity/operating-account.ts';
 import { cents, cuid, tenantHeaders, utcDateTime } from '../http/common-schemas.ts';
 import type { Authenticator, Reply } from '../http/route.ts';
 import { defineRoute } from '../http/route.ts';
@@ -65,12 +64,11 @@ export function registerPixPaymentRoutes(router: Router, registry: OpenAPIRegist
     body: withPixKey({ accountId: z.uuid(), amount: reaisAmountSchema.openapi({ type: 'number', example: 25.9 }), pin: pinSchema.optional(), description: description.optional() }).openapi('PixPayment'),
     bodyExample: { accountId: '8c5e2f1a-7b3d-4c9e-a2f6-1d0b9e8c7a65', pixKey: 'joao@example.com', pixKeyType: 'EMAIL', amount: 25.9, pin: '2580', description: 'Almoço' },
     responses,
-    raises: [operatingAccount, payPixKey],
+    raises: [payPixKey],
     async handler({ auth: a, headers, body }) {
-      const account = await operatingAccount(a, body.accountId);
       const answer = await payPixKey(ctx, {
         auth: a,
-        account,
+        accountId: body.accountId,
         pin: body.pin,
         idempotencyKey: headers['idempotency-key'] ?? randomUUID(),
         amountCents: body.amount,
@@ -104,10 +102,9 @@ export function registerPixPaymentRoutes(router: Router, registry: OpenAPIRegist
       pin: '2580',
     },
     responses,
-    raises: [operatingAccount, payQrCode],
+    raises: [payQrCode],
     async handler({ auth: a, headers, body }) {
-      const account = await operatingAccount(a, body.accountId);
-      const answer = await payQrCode(ctx, { auth: a, account, pin: body.pin, idempotencyKey: headers['idempotency-key'] ?? randomUUID(), qrCode: body.qrCode, amountCents: body.amount });
+      const answer = await payQrCode(ctx, { auth: a, accountId: body.accountId, pin: body.pin, idempotencyKey: headers['idempotency-key'] ?? randomUUID(), qrCode: body.qrCode, amountCents: body.amount });
       return reply(answer);
     },
   });

@@ -4,12 +4,14 @@ import { holdForApproval, type Held } from '../approvals/service.ts';
 import { isTrustedReceiver } from '../contacts/receiver.ts';
 import { handOffUncertain } from '../handoff/dispatch.ts';
 import type { HolderAuth } from '../identity/authenticator.ts';
+import { operatingAccount } from '../identity/operating-account.ts';
 import { checkPin } from '../identity/pin.ts';
 import { definitelyRefused } from '../persistence/database-errors.ts';
 import { amountToPay, parseBrCode, type BrCode } from '../pix/brcode.ts';
 import { readScannedCharge, scannedChargeAmount } from '../pix/dynamic-qr.ts';
 import { identifyPixKey, type PixKeyType } from '../pix/keys.ts';
 import { outcomeOf, type DebitOutcome } from '../pix/payout-debits.ts';
+import type { Beneficiary } from '../pix/provider.ts';
 import { payoutDebitOf, payoutTiming, retriedQrPayout, type PayoutRequest } from '../pix/payouts.ts';
 import { DomainError, isRefusal, REFUSALS, refusals, validationError, type LimitBreach, type LimitDetail } from '../shared/errors.ts';
 import { within } from '../shared/time.ts';
@@ -38,8 +40,8 @@ export interface PayoutView {
 
 interface HolderPayer {
   auth: HolderAuth;
-  /** The caller's own operating account (checked by the route). */
-  account: Account;
+  /** The caller's own account, checked here (`operatingAccount`). */
+  accountId: string;
   pin: string | undefined;
   idempotencyKey: string;
 }
@@ -53,13 +55,27 @@ interface Payer {
   idempotencyKey: string;
 }
 
-const payerOf = (request: HolderPayer): Payer => ({
+const payerOf = (request: HolderPayer, account: Account): Payer => ({
   em: request.auth.em,
   tenantId: request.auth.holder.tenantId,
   requesterHolderId: request.auth.holder.id,
-  account: request.account,
+  account,
   idempotencyKey: request.idempotencyKey,
 });
+
+/**
+ * The payer's operating account and the key's owner in the directory, read side by side: a payment by key waits for
+ * both, and the directory is a network round trip. The account's refusal comes first, as if it had been read first;
+ * the directory's answer is then dropped (asking it moved nothing).
+ */
+async function accountAndReceiver(ctx: PaymentContext, request: KeyPayment): Promise<{ account: Account; beneficiary: Beneficiary }> {
+  const lookup = ctx.pixProvider.resolveKey(request.pixKeyType, request.pixKey);
+  lookup.catch(() => undefined);
+  const account = await operatingAccount(request.auth, request.accountId);
+  const beneficiary = await lookup;
+  if (!beneficiary) throw new DomainError('PIX_KEY_NOT_FOUND');
+  return { account, beneficiary };
+}
 
 export interface KeyPayment extends HolderPayer {
   amountCents: bigint;
@@ -78,10 +94,9 @@ type Payment = Omit<PayoutRequest, 'tenantId' | 'account' | 'idempotencyKey'>;
 
 /** Pays a Pix key (channel PIX_OUT). */
 export async function payPixKey(ctx: PaymentContext, request: KeyPayment): Promise<PaymentAnswer> {
-  const beneficiary = await ctx.pixProvider.resolveKey(request.pixKeyType, request.pixKey);
-  if (!beneficiary) throw new DomainError('PIX_KEY_NOT_FOUND');
+  const { account, beneficiary } = await accountAndReceiver(ctx, request);
   await checkPin(request.auth, ctx.config, request.pin);
-  return pay(ctx, payerOf(request), { channel: 'PIX_OUT', amountCents: request.amountCents, pixKey: request.pixKey, pixKeyType: request.pixKeyType, beneficiary, qr: null, description: request.description });
+  return pay(ctx, payerOf(request, account), { channel: 'PIX_OUT', amountCents: request.amountCents, pixKey: request.pixKey, pixKeyType: request.pixKeyType, beneficiary, qr: null, description: request.description });
 }
 
 /** A payment to a Pix key that its holder authorized earlier (a scheduled payment's occurrence, PIN given when scheduled). */
@@ -107,15 +122,17 @@ export async function payAuthorizedPixKey(ctx: PaymentContext, request: Authoriz
  * whose signed payload gives the key, the amount and the txid, and whose receiver gets the payment as that charge's.
  */
 export async function payQrCode(ctx: PaymentContext, request: QrCodePayment): Promise<PaymentAnswer> {
+  // The account before the code: a payer that may not pay learns that first, whatever it scanned.
+  const account = await operatingAccount(request.auth, request.accountId);
   const code = parseBrCode(request.qrCode);
-  if (code.url !== null) return payDynamicCode(ctx, request, { ...code, url: code.url });
+  if (code.url !== null) return payDynamicCode(ctx, request, account, { ...code, url: code.url });
   const amountCents = amountToPay(code, request.amountCents);
   const key = identifyPixKey(code.pixKey!);
   if (!key) throw validationError('Invalid Pix BR Code: field 26-01 is not a valid Pix key', [{ path: 'body.qrCode', message: 'the key is not a CPF, CNPJ, e-mail, phone or EVP key' }]);
   const beneficiary = await ctx.pixProvider.resolveKey(key.pixKeyType, key.pixKey);
   if (!beneficiary) throw new DomainError('PIX_KEY_NOT_FOUND');
   await checkPin(request.auth, ctx.config, request.pin);
-  return pay(ctx, payerOf(request), {
+  return pay(ctx, payerOf(request, account), {
     channel: 'QR_CODE_OUT',
     amountCents,
     ...key,
@@ -125,17 +142,17 @@ export async function payQrCode(ctx: PaymentContext, request: QrCodePayment): Pr
   });
 }
 
-async function payDynamicCode(ctx: PaymentContext, request: QrCodePayment, code: BrCode & { url: string }): Promise<PaymentAnswer> {
+async function payDynamicCode(ctx: PaymentContext, request: QrCodePayment, account: Account, code: BrCode & { url: string }): Promise<PaymentAnswer> {
   // The PIN first: the platform fetches a code's location only for a holder allowed to pay.
   await checkPin(request.auth, ctx.config, request.pin);
   // A retry must answer what the first request did, even though the charge it paid no longer reads as payable.
-  const retried = await retriedQrPayout(request.auth.em, request.account.id, request.idempotencyKey, code.url, request.amountCents);
-  if (retried) return answerOf({ ...retried.outcome, trustedContact: await isTrustedReceiver(request.auth.em, request.account.id, retried.receiver) });
+  const retried = await retriedQrPayout(request.auth.em, account.id, request.idempotencyKey, code.url, request.amountCents);
+  if (retried) return answerOf({ ...retried.outcome, trustedContact: await isTrustedReceiver(request.auth.em, account.id, retried.receiver) });
   const charge = await readScannedCharge(ctx.pixProvider, code, ctx.config.publicBaseUrl, new Date());
   const amountCents = scannedChargeAmount(charge, code, request.amountCents);
   const beneficiary = await ctx.pixProvider.resolveChargeReceiver(charge);
   if (!beneficiary) throw new DomainError('PIX_KEY_NOT_FOUND');
-  return pay(ctx, payerOf(request), {
+  return pay(ctx, payerOf(request, account), {
     channel: 'QR_CODE_OUT',
     amountCents,
     pixKey: charge.pixKey,
@@ -211,7 +228,8 @@ function limitExceeded(payoutId: string, breach: LimitBreach | null): DomainErro
 
 // Declared last: they name the steps above. The debit answers through outcomeOf (the queue's and the direct call's alike).
 pay.raises = refusals(holdForApproval, outcomeOf, answerOf, 'PAYMENT_NOT_DEBITED');
-payPixKey.raises = refusals(checkPin, pay, 'PIX_KEY_NOT_FOUND', 'PIX_PROVIDER_UNAVAILABLE');
+accountAndReceiver.raises = refusals(operatingAccount, 'PIX_KEY_NOT_FOUND', 'PIX_PROVIDER_UNAVAILABLE');
+payPixKey.raises = refusals(accountAndReceiver, checkPin, pay);
 payAuthorizedPixKey.raises = refusals(pay, 'PIX_KEY_NOT_FOUND', 'PIX_PROVIDER_UNAVAILABLE');
 payDynamicCode.raises = refusals(checkPin, retriedQrPayout, answerOf, readScannedCharge, scannedChargeAmount, pay, 'PIX_KEY_NOT_FOUND', 'PIX_PROVIDER_UNAVAILABLE');
-payQrCode.raises = refusals(checkPin, pay, 'PIX_KEY_NOT_FOUND', 'PIX_PROVIDER_UNAVAILABLE', payDynamicCode);
+payQrCode.raises = refusals(operatingAccount, checkPin, pay, 'PIX_KEY_NOT_FOUND', 'PIX_PROVIDER_UNAVAILABLE', payDynamicCode);

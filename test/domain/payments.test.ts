@@ -14,7 +14,6 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import pg from 'pg';
 import { pino } from 'pino';
-import { Account } from '../../src/accounts/entities.ts';
 import { loadConfig } from '../../src/config.ts';
 import { openDatabase } from '../../src/database.ts';
 import { serve } from '../../src/http/server.ts';
@@ -113,10 +112,9 @@ const tevRequest = (w: World, amountCents: bigint, idempotencyKey = randomUUID()
 
 async function pixToJoao(w: World, amountCents: bigint, options: { pin?: string; pinExempt?: boolean; idempotencyKey?: string } = {}) {
   const auth = await payerAuth(w, options.pinExempt);
-  const account = await auth.em.findOneOrFail(Account, { id: w.payer.accountId });
   return payPixKey(ctx, {
     auth,
-    account,
+    accountId: w.payer.accountId,
     pin: options.pin,
     idempotencyKey: options.idempotencyKey ?? randomUUID(),
     amountCents,

@@ -4592,7 +4592,7 @@ export interface operations {
             409: components["responses"]["IDEMPOTENCY_KEY_REUSED"];
             413: components["responses"]["PAYLOAD_TOO_LARGE"];
             415: components["responses"]["UNSUPPORTED_MEDIA_TYPE"];
-            /** @description INSUFFICIENT_BALANCE, SOURCE_NOT_ACTIVE, LIMIT_EXCEEDED, PIX_KEY_NOT_FOUND */
+            /** @description PIX_KEY_NOT_FOUND, INSUFFICIENT_BALANCE, SOURCE_NOT_ACTIVE, LIMIT_EXCEEDED */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4601,19 +4601,19 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": "INSUFFICIENT_BALANCE",
-                     *       "message": "The balance does not cover the amount and the fee; nothing moved"
+                     *       "code": "PIX_KEY_NOT_FOUND",
+                     *       "message": "No account answers for this Pix key"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"] & {
                         /**
-                         * @description - `INSUFFICIENT_BALANCE`: The balance does not cover the amount and the fee; nothing moved
+                         * @description - `PIX_KEY_NOT_FOUND`: No account answers for this Pix key
+                         *     - `INSUFFICIENT_BALANCE`: The balance does not cover the amount and the fee; nothing moved
                          *     - `SOURCE_NOT_ACTIVE`: The account may not move money
                          *     - `LIMIT_EXCEEDED`: The amount breaks one of the account's transaction limits; nothing moved. `details` names the limit (channel, period), its value and what remains of it
-                         *     - `PIX_KEY_NOT_FOUND`: No account answers for this Pix key
                          * @enum {string}
                          */
-                        code?: "INSUFFICIENT_BALANCE" | "SOURCE_NOT_ACTIVE" | "LIMIT_EXCEEDED" | "PIX_KEY_NOT_FOUND";
+                        code?: "PIX_KEY_NOT_FOUND" | "INSUFFICIENT_BALANCE" | "SOURCE_NOT_ACTIVE" | "LIMIT_EXCEEDED";
                     };
                 };
             };

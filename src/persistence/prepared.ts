@@ -1,0 +1,30 @@
+import type { EntityManager, EntityName } from '@mikro-orm/postgresql';
+
+/**
+ * Runs a statement the request path runs at every request. Outside a transaction it is a named prepared statement on
+ * the ORM's own pool: each connection parses and plans it once, where the ORM's `execute` sends it unnamed, parsed and
+ * planned at every call (measured on this machine: a holder read 0.40 ms against 0.20 ms, half of it CPU; 13% more
+ * `settle_tev` postings per second). Inside a transaction it runs on that transaction's connection.
+ *
+ * `text` takes PostgreSQL's `$1`, `$2`… each once and in order, as the ORM's `?` would be.
+ */
+export async function queryPrepared<R>(em: EntityManager, name: string, text: string, values: unknown[]): Promise<R[]> {
+  const ctx = em.getTransactionContext();
+  if (ctx) return em.getConnection().execute<R[]>(text.replace(/\$\d+/g, '?'), values, 'all', ctx);
+  const pool = await em.getConnection().getNativeClient();
+  return (await pool.query({ name, text, values })).rows as R[];
+}
+
+/**
+ * The columns an entity maps, for a prepared statement that reads its rows to `em.map` them: listed, not `*`, so that a
+ * column a later migration adds does not change the statement's result, which a prepared statement refuses until its
+ * connection closes (`cached plan must not change result type`). Formulas are left to the statement.
+ */
+export function entityColumns(em: EntityManager, entity: EntityName, alias: string): string {
+  return em
+    .getMetadata()
+    .get(entity)
+    .props.filter((prop) => !prop.formula && prop.persist !== false && prop.fieldNames?.length)
+    .flatMap((prop) => prop.fieldNames.map((field) => `${alias}.${field}`))
+    .join(', ');
+}
