@@ -226,6 +226,19 @@ describe('a Pix payment', () => {
     await expect(pixToJoao(w, 10_000n, { pin: PIN })).rejects.toMatchObject({ code: 'INSUFFICIENT_BALANCE' });
     expect(await balanceOf(w.payer.accountId)).toBe(10_000n);
   });
+
+  test("by key answers the account's refusal before the directory's, though it asks both at once", async () => {
+    const w = await world();
+    const auth = await payerAuth(w);
+    const byKey = (accountId: string, pixKey: string) =>
+      payPixKey(ctx, { auth, accountId, pin: PIN, idempotencyKey: randomUUID(), amountCents: 100n, pixKey, pixKeyType: 'EVP', description: 'Teste' });
+    const unregistered = `00000000-${randomUUID().slice(9)}`;
+    // Another holder's account, and a key with no owner: the account's 404 first.
+    await expect(byKey(w.payee.accountId, unregistered)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(byKey(w.payer.accountId, unregistered)).rejects.toMatchObject({ code: 'PIX_KEY_NOT_FOUND' });
+    expect(await balanceOf(w.payer.accountId)).toBe(10_000n);
+    expect(await balanceOf(w.payee.accountId)).toBe(0n);
+  });
 });
 
 describe("a holder's payment checks the PIN", () => {
