@@ -15,16 +15,26 @@ export async function queryPrepared<R>(em: EntityManager, name: string, text: st
   return (await pool.query({ name, text, values })).rows as R[];
 }
 
+/** What `entityColumns` listed, by entity and alias: the request path asks for the same lists at every request. */
+const listedColumns = new Map<EntityName, Map<string, string>>();
+
 /**
  * The columns an entity maps, for a prepared statement that reads its rows to `em.map` them: listed, not `*`, so that a
  * column a later migration adds does not change the statement's result, which a prepared statement refuses until its
- * connection closes (`cached plan must not change result type`). Formulas are left to the statement.
+ * connection closes (`cached plan must not change result type`). Formulas are left to the statement. Listed once per
+ * entity and alias: the entities' mapping does not change while the process runs.
  */
 export function entityColumns(em: EntityManager, entity: EntityName, alias: string): string {
-  return em
+  const byAlias = listedColumns.get(entity) ?? new Map<string, string>();
+  listedColumns.set(entity, byAlias);
+  const known = byAlias.get(alias);
+  if (known !== undefined) return known;
+  const columns = em
     .getMetadata()
     .get(entity)
     .props.filter((prop) => !prop.formula && prop.persist !== false && prop.fieldNames?.length)
     .flatMap((prop) => prop.fieldNames.map((field) => `${alias}.${field}`))
     .join(', ');
+  byAlias.set(alias, columns);
+  return columns;
 }
