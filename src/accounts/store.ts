@@ -28,16 +28,6 @@ export async function holderAccountByNumber(em: EntityManager, tenantId: string,
   return row ?? null;
 }
 
-/** What events name of an account: its branch, number and Pix account id (the entity's load also computes its refusal). */
-export async function accountNumbersOf(em: EntityManager, accountId: string): Promise<{ agency: string; number: string; pixAccountId: string }> {
-  const [row] = await em.execute<{ agency: string; number: string; pixAccountId: string }[]>(
-    'select agency, number, pix_account_id as "pixAccountId" from account where id = ?',
-    [accountId],
-  );
-  if (!row) throw new Error(`unknown account ${accountId}`);
-  return row;
-}
-
 /**
  * The holder's account of the tenant, managed by `em` as `em.findOne` would answer it, with its refusal computed as
  * the entity's formula does (`account_refusal`). Read on every payment; building the query through the ORM cost

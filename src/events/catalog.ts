@@ -5,7 +5,7 @@ import { z } from '../shared/zod.ts';
  * The events of interface.md section 6, and the platform's own after them: the `data` of each type, defined once. The TypeScript producers are typed by it
  * (`enqueueEvents` takes an `OutboxEvent`), the OpenAPI `webhooks` document it (src/webhooks/event-docs.ts), and
  * test/domain/events.test.ts parses every event the producers write with it, those of the SQL posting functions
- * (src/ledger/sql/settle_tev.sql, return_pix_payout.sql) included. Nothing parses payloads at run time: the request
+ * (src/ledger/sql/settle_tev.sql, settle_pix_payout.sql, return_pix_payout.sql) included. Nothing parses payloads at run time: the request
  * path pays nothing for them.
  */
 

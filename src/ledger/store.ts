@@ -220,20 +220,6 @@ export async function debitsThisMonth(em: EntityManager, accountIds: string[]): 
 }
 
 /**
- * A payout settled at the provider: its debit (`debitMovementId`) and the settlement account's credit of the same
- * operation become DONE, with the end-to-end id; the debit's statement metadata gains it and the payment date.
- */
-export async function markPayoutMovementsPosted(em: EntityManager, debitMovementId: string, operationId: string, endToEndId: string, paymentDate: string): Promise<void> {
-  await em.execute(
-    `update movement set payout_status = 'POSTED', status = 'DONE', status_external = 'SUCCESS', end_to_end_id = ?,
-            metadata = metadata || jsonb_build_object('endToEndId', ?::text, 'paymentDate', ?::text)
-      where id = ?`,
-    [endToEndId, endToEndId, paymentDate, debitMovementId],
-  );
-  await em.execute(`update movement set status = 'DONE', status_external = 'SUCCESS', end_to_end_id = ? where operation_id = ? and source = 'SETTLEMENT'`, [endToEndId, operationId]);
-}
-
-/**
  * One call of a posting function (src/ledger/sql/) that answers one row; `casts` are its parameters' casts, in order.
  * A named prepared statement outside a transaction (every request), on the transaction's connection inside one (an
  * approval executing): `queryPrepared`.

@@ -21,6 +21,7 @@ export const FUNCTION_SOURCES = [
   'ledger/sql/debit_pix_payout.sql',
   'ledger/sql/credit_incoming_pix.sql',
   'ledger/sql/refund_pix_charge.sql',
+  'ledger/sql/settle_pix_payout.sql',
   'ledger/sql/return_pix_payout.sql',
   'ledger/sql/debit_recorded_pix_payout.sql',
 ] as const;

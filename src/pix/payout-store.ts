@@ -154,8 +154,3 @@ export async function lockPayout(em: EntityManager, payoutId: string): Promise<P
 /** `lockPayout`, for an id that may name no payout (one a provider's notification names): null then. */
 export const findPayoutLocked = (em: EntityManager, payoutId: string): Promise<PixPayout | null> =>
   one(em, `select ${COLUMNS} from pix_payout p where p.id = ? for update`, [payoutId]);
-
-/** POSTED at the provider, with its end-to-end id. */
-export async function markPayoutPosted(em: EntityManager, payout: PixPayout, endToEndId: string, settledAt: Date): Promise<void> {
-  await em.execute(`update pix_payout set status = 'POSTED', end_to_end_id = ?, settled_at = ? where id = ?`, [endToEndId, settledAt, payout.id]);
-}

@@ -1,20 +1,16 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Account } from '../accounts/entities.ts';
-import { accountNumbersOf } from '../accounts/store.ts';
 import type { Config } from '../config.ts';
-import { enqueueEvents } from '../events/outbox.ts';
-import { markPayoutMovementsPosted } from '../ledger/store.ts';
 import { DomainError, refusals } from '../shared/errors.ts';
 import { idempotencyConflict, requestHash } from '../shared/idempotency.ts';
 import { documentShownToPayer } from '../shared/documents.ts';
 import { derivedId } from '../shared/ids.ts';
-import { paymentDate } from '../shared/time.ts';
 import { PLATFORM_ISPB } from '../shared/institution.ts';
 import type { PayoutDebit, PayoutOpening, PayoutTiming } from '../../workflows/contracts/pix-payout.ts';
 import type { PixKeyType } from './keys.ts';
-import { findPayoutByKey, findPayoutWithPayer, lockPayout, markPayoutPosted, type PayoutChannel, type PayoutQr, type PixPayout } from './payout-store.ts';
+import { findPayoutByKey, findPayoutWithPayer, type PayoutChannel, type PayoutQr, type PixPayout } from './payout-store.ts';
 import { callDebit, outcomeOf, type DebitOutcome, type DebitRequest } from './payout-debits.ts';
-import { callDebitRecordedPixPayout, callRefundPixPayout, callReversePixPayout } from './pix-postings.ts';
+import { callDebitRecordedPixPayout, callRefundPixPayout, callReversePixPayout, callSettlePixPayout } from './pix-postings.ts';
 import type { Beneficiary, PayoutSubmission, PixProvider, ProviderPayoutState } from './provider.ts';
 
 /**
@@ -166,51 +162,21 @@ export async function submitPayout(em: EntityManager, provider: Pick<PixProvider
   await provider.submitPayout(await payoutSubmission(em, payoutId));
 }
 
-/** The provider settled: POSTED, endToEndId and paymentDate filled, `pix.payout.succeeded`. */
+/**
+ * The provider settled (`settle_pix_payout`, src/ledger/sql/): POSTED, its movements' endToEndId and paymentDate filled,
+ * `pix.payout.succeeded`, in one statement. A payout no longer PROCESSING is left as it is.
+ */
 export async function settlePayout(em: EntityManager, payoutId: string, state: Extract<ProviderPayoutState, { state: 'POSTED' }>): Promise<void> {
-  await em.transactional(async (tx) => {
-    await settleLockedPayout(tx, await lockPayout(tx, payoutId), state);
-  });
+  await callSettlePixPayout(em, payoutId, state.endToEndId, state.settledAt);
 }
 
 /**
- * `settlePayout` of a payout its caller locked in its transaction (a notification's), without locking or reading it
- * again; answers the payout as it now stands.
+ * `settlePayout` of a payout its caller locked in its transaction (a notification's); answers the payout as it now
+ * stands, without reading it again.
  */
 export async function settleLockedPayout(tx: EntityManager, payout: PixPayout, state: Extract<ProviderPayoutState, { state: 'POSTED' }>): Promise<PixPayout> {
   if (payout.state !== 'PROCESSING') return payout;
-  const settledAt = new Date(state.settledAt);
-  // A payout PROCESSING was debited: its debit's movement is recorded.
-  const movementId = payout.movementId!;
-  await markPayoutMovementsPosted(tx, movementId, payout.id, state.endToEndId, paymentDate(settledAt));
-  await markPayoutPosted(tx, payout, state.endToEndId, settledAt);
-  const account = await accountNumbersOf(tx, payout.accountId);
-  const b = payout.beneficiary;
-  await enqueueEvents(tx, [
-    {
-      tenantId: payout.tenantId,
-      accountId: payout.accountId,
-      pixAccountId: account.pixAccountId,
-      type: 'pix.payout.succeeded',
-      data: {
-        payoutId: payout.id,
-        endToEndId: state.endToEndId,
-        movementId,
-        occurredAt: settledAt.toISOString(),
-        amountCents: payout.amountCents.toString(),
-        payerBranch: account.agency,
-        payerAccount: account.number,
-        beneficiaryName: b.name,
-        beneficiaryBranch: b.branch,
-        beneficiaryPixKey: payout.pixKey,
-        beneficiaryAccount: b.account,
-        beneficiaryDocument: b.document,
-        beneficiaryPixKeyType: payout.pixKeyType,
-        beneficiaryAccountType: b.accountType ?? null,
-        beneficiaryInstitution: b.institution,
-      },
-    },
-  ]);
+  await callSettlePixPayout(tx, payout.id, state.endToEndId, state.settledAt);
   return { ...payout, state: 'POSTED', endToEndId: state.endToEndId };
 }
 

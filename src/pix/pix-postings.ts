@@ -7,7 +7,7 @@ import type { PixParty } from './provider.ts';
 
 /**
  * The calls of the Pix posting functions besides the debit (src/ledger/sql/: `credit_incoming_pix`,
- * `refund_pix_charge`, `reverse_pix_payout`, `refund_pix_payout`, `debit_recorded_pix_payout`): this passes the
+ * `refund_pix_charge`, `settle_pix_payout`, `reverse_pix_payout`, `refund_pix_payout`, `debit_recorded_pix_payout`): this passes the
  * requests and reads the answers; every rule and every write is in the functions. Each runs in the caller's
  * transaction when there is one.
  */
@@ -64,6 +64,9 @@ export const callRefundPixCharge = (em: EntityManager, r: ChargeRefundPosting) =
     ['::uuid', '::uuid', '', '', '::bigint', '', '', '::text[]'],
     [r.tenantId, r.accountId, r.chargeId, r.refundId, r.amountCents.toString(), r.endToEndId, r.idempotencyKey, postingIds()],
   );
+
+export const callSettlePixPayout = (em: EntityManager, payoutId: string, endToEndId: string, settledAt: string) =>
+  callPostingFunction<{ code: 'SETTLED' | 'UNCHANGED' }>(em, 'settle_pix_payout', 'code', ['', '', '::timestamptz'], [payoutId, endToEndId, settledAt]);
 
 export const callReversePixPayout = (em: EntityManager, payoutId: string, state: 'FAILED' | 'CANCELLED', endToEndId: string, reason: string) =>
   callPostingFunction<{ code: 'REVERSED' | 'UNCHANGED' }>(em, 'reverse_pix_payout', 'code', ['', '', '', '', '::text[]'], [payoutId, state, endToEndId, reason, postingIds()]);

@@ -270,7 +270,7 @@ describe('every event type the code writes has a definition', () => {
   test('the SQL posting functions write only defined types', () => {
     const sqlFiles = filesUnder('src/ledger/sql').filter((f) => f.endsWith('.sql'));
     const writers = sqlFiles.filter((f) => /insert into event_outbox/i.test(readFileSync(f, 'utf8')));
-    expect(writers.sort()).toEqual(['src/ledger/sql/return_pix_payout.sql', 'src/ledger/sql/settle_tev.sql']);
+    expect(writers.sort()).toEqual(['src/ledger/sql/return_pix_payout.sql', 'src/ledger/sql/settle_pix_payout.sql', 'src/ledger/sql/settle_tev.sql']);
     const types = writers.flatMap((f) => [...readFileSync(f, 'utf8').matchAll(/'([a-z]+\.[a-z]+\.[a-z]+)'/g)].map((m) => m[1]!));
     expect(types.length).toBeGreaterThan(0);
     expect(types.filter((t) => !(EVENT_TYPES as readonly string[]).includes(t))).toEqual([]);
