@@ -1,8 +1,9 @@
 -- Money of a payout back to its payer: the whole amount and fee when the provider failed or cancelled it
 -- (`reverse_pix_payout`), or what the receiver returned of a settled one (`refund_pix_payout`); the amount is given
 -- back to the limits' periods the debit was counted in (give_back_limits), those not over yet. Each locks the payout
--- first, so the steps of one payout run one after the other, and answers what its event needs. The events' data is
--- defined in src/events/catalog.ts; test/domain/events.test.ts parses what is written here with it.
+-- first (lock_pix_payout, settle_pix_payout.sql), so the steps of one payout run one after the other, and answers what
+-- its event needs. The events' data is defined in src/events/catalog.ts; test/domain/events.test.ts parses what is
+-- written here with it.
 
 create or replace function post_pix_payout_return(
   p_payout pix_payout,        -- locked by the caller
@@ -69,8 +70,7 @@ declare
 begin
   -- Only a payout still PROCESSING is reversed: answered UNCHANGED otherwise (a notification and the workflow's query
   -- both report the outcome; whichever comes second finds it applied).
-  select * into v_payout from pix_payout p where p.id = p_payout_id for update;
-  if v_payout.id is null then raise exception 'unknown payout %', p_payout_id; end if;
+  v_payout := lock_pix_payout(p_payout_id);
   if v_payout.status <> 'PROCESSING' then code := 'UNCHANGED'; return next; return; end if;
 
   select * into v_return from post_pix_payout_return(v_payout, v_payout.amount_cents, coalesce(v_payout.fee_cents, 0),
@@ -109,8 +109,7 @@ declare
 begin
   -- A settled payout returned by the receiver, in part or whole, maybe several times (a charge refunded in parts):
   -- each return once, by its end-to-end id, and together never more than the amount sent. The fee stays paid.
-  select * into v_payout from pix_payout p where p.id = p_payout_id for update;
-  if v_payout.id is null then raise exception 'unknown payout %', p_payout_id; end if;
+  v_payout := lock_pix_payout(p_payout_id);
   if v_payout.status not in ('POSTED', 'REFUNDED')
      or exists (select 1 from movement m where m.operation_id = v_payout.id || ':' || p_end_to_end_id and m.tenant_id = v_payout.tenant_id) then
     code := 'UNCHANGED'; return next; return;

@@ -1,9 +1,20 @@
+-- The first step of each step of a payout after its debit (its settlement here, its reversal and returns in
+-- return_pix_payout.sql): the payout, locked for the rest of the transaction, so that they run one after the other.
+create or replace function lock_pix_payout(p_payout_id text) returns pix_payout
+language plpgsql as $$
+declare
+  v_payout pix_payout;
+begin
+  select * into v_payout from pix_payout p where p.id = p_payout_id for update;
+  if v_payout.id is null then raise exception 'unknown payout %', p_payout_id; end if;
+  return v_payout;
+end $$;
+
 -- A payout the provider settled: POSTED with its end-to-end id and settlement time, its debit's movement and the
 -- settlement account's credit marked done, and `pix.payout.succeeded` written, in one statement of the caller's
--- transaction (a notification's, or the workflow's fallback query). No money moves: the debit posted it all. It locks
--- the payout first, like reverse_pix_payout and refund_pix_payout, so the steps of one payout run one after the other;
--- a payout no longer PROCESSING is answered UNCHANGED (a notification and the workflow's query both report the outcome;
--- whichever comes second finds it applied). The event's data is defined in src/events/catalog.ts;
+-- transaction (a notification's, or the workflow's fallback query). No money moves: the debit posted it all. A payout
+-- no longer PROCESSING is answered UNCHANGED: a notification and the workflow's query both report the outcome, and
+-- whichever comes second finds it applied. The event's data is defined in src/events/catalog.ts;
 -- test/domain/events.test.ts parses what is written here with it.
 create or replace function settle_pix_payout(
   p_payout_id text,
@@ -16,8 +27,7 @@ declare
   v_payout pix_payout;
   v_payer record;
 begin
-  select * into v_payout from pix_payout p where p.id = p_payout_id for update;
-  if v_payout.id is null then raise exception 'unknown payout %', p_payout_id; end if;
+  v_payout := lock_pix_payout(p_payout_id);
   if v_payout.status <> 'PROCESSING' then code := 'UNCHANGED'; return next; return; end if;
 
   -- A payout PROCESSING was debited: its debit's movement is recorded. The statement shows it paid from now on.
