@@ -1,14 +1,13 @@
-import { randomUUID } from 'node:crypto';
 import express, { type ErrorRequestHandler, type Express, type Router } from 'express';
 import type { Logger } from 'pino';
-import { pinoHttp } from 'pino-http';
 import swaggerUi from 'swagger-ui-express';
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { AppError, DomainError } from '../shared/errors.ts';
+import { accessLog } from './access-log.ts';
 import { answerTo, ERROR_CODES } from './error-codes.ts';
 import { z } from '../shared/zod.ts';
 import { documentOperation } from './operation-doc.ts';
-import { generateDocument, REQUEST_ID_PATTERN, type DocumentInfo } from './openapi.ts';
+import { generateDocument, type DocumentInfo } from './openapi.ts';
 import { METRICS_CONTENT_TYPE } from './metrics.ts';
 import { HTTP_LAYER_ERRORS } from './route.ts';
 
@@ -93,22 +92,7 @@ export function createHttpApp(options: HttpAppOptions): Express {
   app.set('query parser', 'simple');
   app.set('trust proxy', parseTrustProxy(options.trustProxy));
 
-  app.use(
-    pinoHttp({
-      logger,
-      genReqId: (req, res) => {
-        const given = req.headers['x-request-id'];
-        const id = typeof given === 'string' && REQUEST_ID_PATTERN.test(given) ? given : randomUUID();
-        res.setHeader('X-Request-Id', id);
-        return id;
-      },
-      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
-      serializers: {
-        req: (req) => ({ id: req.id, method: req.method, url: req.url, headers: { 'x-tenant-id': req.headers['x-tenant-id'] } }),
-        res: (res) => ({ statusCode: res.statusCode }),
-      },
-    }),
-  );
+  app.use(accessLog(logger));
   const json = (limit: string) =>
     express.json({
       limit,
