@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { LimitBreach } from '../shared/errors.ts';
+import { queryPrepared } from '../persistence/prepared.ts';
 import { isoUtc } from '../shared/pagination.ts';
 import type { PixKeyType } from './keys.ts';
 import type { Beneficiary } from './provider.ts';
@@ -123,14 +124,18 @@ interface PayoutPayerRow {
 
 /** The payout and its payer in one query: what a submission to the provider needs (the worker reads it per payout). */
 export async function findPayoutWithPayer(em: EntityManager, payoutId: string): Promise<{ payout: PixPayout; payer: PayoutPayer } | null> {
-  const [row] = await em.execute<(PixPayoutRow & PayoutPayerRow)[]>(
+  // Prepared: planning this join took longer than running it (0.48 ms a call, 3.2 s of PostgreSQL's 14.2 s while a burst's
+  // payouts drained; bench/README.md).
+  const [row] = await queryPrepared<PixPayoutRow & PayoutPayerRow>(
+    em,
+    'find_payout_with_payer',
     `select ${COLUMNS}, h.name as payer_name, h.document as payer_document, t.name as payer_institution,
             a.agency as payer_branch, a.number as payer_account
        from pix_payout p
        join account a on a.id = p.account_id and a.tenant_id = p.tenant_id
        join holder h on h.id = a.holder_id and h.tenant_id = p.tenant_id
        join tenant t on t.id = p.tenant_id
-      where p.id = ?`,
+      where p.id = $1`,
     [payoutId],
   );
   if (!row) return null;
