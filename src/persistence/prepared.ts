@@ -25,8 +25,8 @@ const listedColumns = new Map<EntityName, Map<string, string>>();
  * entity and alias: the entities' mapping does not change while the process runs.
  */
 export function entityColumns(em: EntityManager, entity: EntityName, alias: string): string {
-  const byAlias = listedColumns.get(entity) ?? new Map<string, string>();
-  listedColumns.set(entity, byAlias);
+  let byAlias = listedColumns.get(entity);
+  if (byAlias === undefined) listedColumns.set(entity, (byAlias = new Map()));
   const known = byAlias.get(alias);
   if (known !== undefined) return known;
   const columns = em

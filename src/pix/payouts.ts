@@ -172,12 +172,11 @@ export async function settlePayout(em: EntityManager, payoutId: string, state: E
 
 /**
  * `settlePayout` of a payout its caller locked in its transaction (a notification's); answers the payout as it now
- * stands, without reading it again.
+ * stands, without reading it again: POSTED when the function settled it, else as it was (the function decides).
  */
 export async function settleLockedPayout(tx: EntityManager, payout: PixPayout, state: Extract<ProviderPayoutState, { state: 'POSTED' }>): Promise<PixPayout> {
-  if (payout.state !== 'PROCESSING') return payout;
-  await callSettlePixPayout(tx, payout.id, state.endToEndId, state.settledAt);
-  return { ...payout, state: 'POSTED', endToEndId: state.endToEndId };
+  const { code } = await callSettlePixPayout(tx, payout.id, state.endToEndId, state.settledAt);
+  return code === 'SETTLED' ? { ...payout, state: 'POSTED', endToEndId: state.endToEndId } : payout;
 }
 
 /**
