@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { queryPrepared } from '../persistence/prepared.ts';
 import { newUuid } from '../shared/ids.ts';
 import type { TypedEvent } from './catalog.ts';
 
@@ -46,6 +47,25 @@ export async function committedEventsAfter(em: EntityManager, cursor: OutboxPosi
       order by e.txid, e.seq limit ?`,
     [cursor.txid, cursor.seq, limit],
   );
+}
+
+/**
+ * Whether a relay's look would find an event to move: one statement outside any transaction, without the cursor's lock
+ * (the look that follows takes it and reads again). An idle relay asks only this, where a look is a transaction of four
+ * statements.
+ */
+export async function hasCommittedEventsAfterCursor(em: EntityManager, relay: string): Promise<boolean> {
+  const [row] = await queryPrepared<{ pending: boolean }>(
+    em,
+    'outbox-pending',
+    `select exists (select 1 from event_relay_cursor c
+                     cross join lateral (select 1 from event_outbox e
+                                          where (e.txid, e.seq) > (c.txid, c.seq) and e.txid < pg_snapshot_xmin(pg_current_snapshot())
+                                          order by e.txid, e.seq limit 1) e
+                    where c.relay = $1) as pending`,
+    [relay],
+  );
+  return row?.pending ?? false;
 }
 
 export async function moveRelayCursor(em: EntityManager, relay: string, to: OutboxPosition): Promise<void> {

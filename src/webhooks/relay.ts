@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { Orm } from '../persistence/orm.ts';
-import { committedEventsAfter, lockRelayCursor, moveRelayCursor } from '../events/outbox.ts';
+import { committedEventsAfter, hasCommittedEventsAfterCursor, lockRelayCursor, moveRelayCursor } from '../events/outbox.ts';
 import { insertHandOffs } from '../handoff/store.ts';
 import { startPollLoop, type PollLoop } from '../shared/poll-loop.ts';
 import { webhookEndpointWake } from '../../workflows/contracts/webhook-endpoint.ts';
@@ -18,11 +18,15 @@ export type Relay = PollLoop;
  * once, and in the same transaction one wake per endpoint touched (the hand-off of a signal-with-start to the
  * endpoint's workflow), which this worker's reconciler sends at once. It follows
  * the event log with a cursor (migration 1100), which one relay at a time holds, so several workers may run it. It
- * polls: a NOTIFY from every posting would serialise all committing transactions on one lock.
+ * polls: a NOTIFY from every posting would serialise all committing transactions on one lock. After a look that found
+ * nothing it first asks whether there is anything to move (one statement, no transaction): an idle worker's relay
+ * then costs ten statements a second instead of ten transactions.
  */
 export function startOutboxRelay(orm: Orm, config: Config, logger: Logger, startsRecorded: () => void): Relay {
+  let foundLastTime = true;
 
   async function fanOut(): Promise<number> {
+    if (!foundLastTime && !(await hasCommittedEventsAfterCursor(orm.em.fork(), 'webhooks'))) return 0;
     const relayed = await orm.em.fork().transactional(async (em) => {
       // One relay moves the cursor at a time; the others find it locked and wait for their next look.
       const cursor = await lockRelayCursor(em, 'webhooks');
@@ -40,6 +44,7 @@ export function startOutboxRelay(orm: Orm, config: Config, logger: Logger, start
       await moveRelayCursor(em, 'webhooks', events[events.length - 1]!);
       return events.length;
     });
+    foundLastTime = relayed > 0;
     if (relayed > 0) startsRecorded();
     return relayed;
   }
