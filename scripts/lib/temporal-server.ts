@@ -20,6 +20,15 @@ export interface TemporalDevServerOptions {
   log?: (line: string) => void;
 }
 
+/**
+ * The Go collector's settings for the dev server, unless the environment sets them: it collects when its heap has grown
+ * by 400% instead of 100%, soft-capped at 1 GiB. Its collector took 8.5% of its CPU while payouts drained and 2.4%
+ * with these (perf, `bench/README.md`), for about 570 MB resident after a drain.
+ */
+function goMemoryDefaults(): NodeJS.ProcessEnv {
+  return { GOGC: process.env.GOGC ?? '400', GOMEMLIMIT: process.env.GOMEMLIMIT ?? '1GiB' };
+}
+
 /** Runs `temporal server start-dev` and resolves once its frontend answers. */
 export async function startTemporalDevServer(o: TemporalDevServerOptions): Promise<TemporalDevServer> {
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(o.port), '--namespace', o.namespace, '--log-level', 'warn'];
@@ -36,6 +45,7 @@ export async function startTemporalDevServer(o: TemporalDevServerOptions): Promi
     name: 'temporal',
     command: o.binary,
     args,
+    env: { ...process.env, ...goMemoryDefaults() },
     onLine: (line) => {
       output.push(line);
       if (output.length > 200) output.shift();
