@@ -36,14 +36,17 @@ export async function lockRelayCursor(em: EntityManager, relay: string): Promise
 }
 
 /**
- * Events after `cursor` whose transactions every snapshot sees as committed (below the oldest running one), in
- * commit order: an event of a transaction still running cannot be passed over by the cursor.
+ * An event `e` past a position and of a transaction every snapshot sees as committed (below the oldest running one): an
+ * event of a transaction still running cannot be passed over by the cursor.
  */
+const committedPast = (txid: string, seq: string) => `(e.txid, e.seq) > (${txid}, ${seq}) and e.txid < pg_snapshot_xmin(pg_current_snapshot())`;
+
+/** Events after `cursor` that may be moved (`committedPast`), in commit order. */
 export async function committedEventsAfter(em: EntityManager, cursor: OutboxPosition, limit: number): Promise<(OutboxPosition & { id: string })[]> {
   // Ordered by the columns, not by their text (named alike in the select list): 100000 sorts before 99999 as text.
   return em.execute<(OutboxPosition & { id: string })[]>(
     `select e.id, e.txid::text as txid, e.seq::text as seq from event_outbox e
-      where (e.txid, e.seq) > (?::xid8, ?::bigint) and e.txid < pg_snapshot_xmin(pg_current_snapshot())
+      where ${committedPast('?::xid8', '?::bigint')}
       order by e.txid, e.seq limit ?`,
     [cursor.txid, cursor.seq, limit],
   );
@@ -59,8 +62,7 @@ export async function hasCommittedEventsAfterCursor(em: EntityManager, relay: st
     em,
     'outbox-pending',
     `select exists (select 1 from event_relay_cursor c
-                     cross join lateral (select 1 from event_outbox e
-                                          where (e.txid, e.seq) > (c.txid, c.seq) and e.txid < pg_snapshot_xmin(pg_current_snapshot())
+                     cross join lateral (select 1 from event_outbox e where ${committedPast('c.txid', 'c.seq')}
                                           order by e.txid, e.seq limit 1) e
                     where c.relay = $1) as pending`,
     [relay],
