@@ -57,10 +57,12 @@ begin
   tev_id := p_tev_id;
   -- The destination by id, or by branch and number; the fees in force, read before the locks so that the fee revenue
   -- account is locked only when a fee applies.
-  select d.id, fo.tev_out, fi.tev_in into v_named_id, v_fee_out, v_fee_in
-    from (select coalesce(p_destination_id, holder_account_by_number(p_tenant_id, p_destination_branch, p_destination_account)) as id) d
-    cross join fee_schedule_of(p_source_id, p_tenant_id) fo
-    cross join fee_schedule_of(d.id, p_tenant_id) fi;
+  -- The destination in an assignment of its own: inside the fees' query PostgreSQL copied the lookup into each place
+  -- that reads it, and ran it twice.
+  v_named_id := coalesce(p_destination_id, holder_account_by_number(p_tenant_id, p_destination_branch, p_destination_account));
+  select fo.tev_out, fi.tev_in into v_fee_out, v_fee_in
+    from fee_schedule_of(p_source_id, p_tenant_id) fo
+    cross join fee_schedule_of(v_named_id, p_tenant_id) fi;
   v_fees := v_fee_out + v_fee_in;
   -- Holders by id, then the tenant's fee revenue account: transfers touching the same accounts in any direction
   -- queue instead of deadlocking.

@@ -8,15 +8,19 @@ language plpgsql set plan_cache_mode = force_generic_plan as $$
 declare
   -- The items, read from JSON once.
   v_items tev_batch_item[] := array(select jsonb_populate_recordset(null::tev_batch_item, p_items));
+  -- Each item's destination, named by id or found once here by branch and number: the locks below and settle_tev
+  -- take it as found (each lookup is a query of its own, 29 µs, which a TEV paid three times).
+  v_destinations uuid[] := array(
+    select coalesce(x.destination_id, holder_account_by_number(x.tenant_id, x.destination_branch, x.destination_account))
+      from unnest(v_items) with ordinality x order by x.ordinality);
   r record;
   v_locked integer;
 begin
   -- The accounts settle_tev will lock for these requests, in its order: sources and destinations (by id, or by branch
   -- and number), then a tenant's fee revenue account where a TEV fee applies.
   with i as (
-    select x.tenant_id, x.source_id,
-           coalesce(x.destination_id, holder_account_by_number(x.tenant_id, x.destination_branch, x.destination_account)) as destination_id
-      from unnest(v_items) x
+    select x.tenant_id, x.source_id, v_destinations[x.ordinality] as destination_id
+      from unnest(v_items) with ordinality x
   )
   select lock_account_rows(array(
            select i.source_id from i
@@ -31,7 +35,7 @@ begin
 
   for r in select x.*, x.ordinality from unnest(v_items) with ordinality x loop
     return query
-      select r.ordinality, s.* from settle_tev('SUBMIT', r.tev_id, r.tenant_id, r.source_id, r.destination_id, r.destination_branch,
+      select r.ordinality, s.* from settle_tev('SUBMIT', r.tev_id, r.tenant_id, r.source_id, v_destinations[r.ordinality], r.destination_branch,
                                               r.destination_account, r.amount, r.description, r.external_ref, r.end_to_end_id,
                                               r.idempotency_key, r.request_hash, r.origin, p_max_amount, r.ids, null, null) s;
   end loop;
