@@ -11,6 +11,7 @@
 #
 # The baseline tree is a git worktree of another commit with node_modules linked, e.g.
 #   git worktree add --detach /tmp/baseline a9afc99 && ln -s "$PWD/node_modules" /tmp/baseline/node_modules
+# or installed on its own (`npm install` in it) when its dependencies differ: a9afc99's api still imports pino-http.
 # Nothing else should run on the machine meanwhile.
 set -eu
 BASELINE=$(cd "$1" && pwd)
