@@ -20,6 +20,8 @@ import {
 import { runHistories, startHarness, type WorkflowHarness } from './support/harness.ts';
 
 const { EventType } = proto.temporal.api.enums.v1;
+/** A history's time or duration (seconds and nanoseconds) in milliseconds. */
+const msOf = (t: { seconds?: number | { toNumber(): number } | null; nanos?: number | null }) => Number(t.seconds ?? 0) * 1000 + (t.nanos ?? 0) / 1e6;
 
 let h: WorkflowHarness;
 beforeAll(async () => {
@@ -68,7 +70,7 @@ test('the fallback waits grow: a few at `notificationWaitMs`, then doubling up t
   const run = await followPayout(h, { states: [PENDING, PENDING, PENDING, PENDING, PENDING, PENDING, POSTED] });
   expect(run.result).toBe('POSTED');
   const timers = await timersOf(run.workflowIds[0]!);
-  expect(timers.map((t) => Number(t.timerStartedEventAttributes!.startToFireTimeout!.seconds ?? 0) * 1000 + (t.timerStartedEventAttributes!.startToFireTimeout!.nanos ?? 0) / 1e6)).toEqual([
+  expect(timers.map((t) => msOf(t.timerStartedEventAttributes!.startToFireTimeout!))).toEqual([
     100, 100, 100, 100, 200, 400, 400,
   ]);
 });
@@ -93,10 +95,7 @@ test('submitted by the hand-off, woken by the notification during its delayed st
   const events = await eventsOf(run.workflowIds[0]!);
   // Woken at once, long before its start delay (1.5 s) was over: read in the run's history, not on the test's clock,
   // which also counts the test worker's start.
-  const at = (type: proto.temporal.api.enums.v1.EventType) => {
-    const time = events.find((e) => e.eventType === type)!.eventTime!;
-    return Number(time.seconds ?? 0) * 1000 + (time.nanos ?? 0) / 1e6;
-  };
+  const at = (type: proto.temporal.api.enums.v1.EventType) => msOf(events.find((e) => e.eventType === type)!.eventTime!);
   expect(at(EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED) - at(EventType.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED)).toBeLessThan(1500);
   expect(events.filter((e) => e.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED)).toHaveLength(1);
   expect(events.filter((e) => e.eventType === EventType.EVENT_TYPE_TIMER_STARTED)).toEqual([]);
