@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 
 export interface ManagedProcess {
@@ -20,6 +21,44 @@ export interface SpawnOptions {
    * that log a JSON line per request (each line names its service), where the copy cost CPU under load.
    */
   inheritOutput?: boolean;
+  /**
+   * A lower CPU priority (a nice value, 1 to 19; 0 or absent: the default), for a service that works in the background
+   * beside the request path on the same machine (`backgroundNice`).
+   */
+  nice?: number;
+}
+
+/**
+ * The nice value of the services that work behind the requests on one machine (the Temporal server and the worker):
+ * `BACKGROUND_NICE`, 10 unless set (0 turns it off). What they do waits anyway (a payout's settlement, a webhook's
+ * delivery), so on cores they share with the api and PostgreSQL the request path comes first, and they take what it
+ * leaves (bench/README.md, "The request path first").
+ */
+export function backgroundNice(env: NodeJS.ProcessEnv = process.env): number {
+  const text = env.BACKGROUND_NICE ?? '10';
+  const nice = Number(text);
+  if (!/^\d+$/.test(text) || nice > 19) throw new Error(`BACKGROUND_NICE must be a whole number from 0 to 19, not ${JSON.stringify(text)}`);
+  return nice;
+}
+
+/**
+ * Lowers a service's priority on Linux. Its threads inherit the nice value of `nice -n`; that orders them only against
+ * processes of their own scheduling group, and every service here has its own (a session of its own, `detached`,
+ * is an autogroup of its own), so the group's nice is set too (`/proc/<pid>/autogroup`, sched(7)). A kernel without
+ * autogroups has no such file, and the threads' nice is what counts there.
+ */
+function withNice(o: SpawnOptions): { command: string; args: string[] } {
+  if (!o.nice || process.platform !== 'linux') return { command: o.command, args: o.args };
+  return { command: 'nice', args: ['-n', String(o.nice), o.command, ...o.args] };
+}
+
+function setAutogroupNice(pid: number | undefined, nice: number | undefined): void {
+  if (!nice || pid === undefined || process.platform !== 'linux') return;
+  try {
+    writeFileSync(`/proc/${pid}/autogroup`, String(nice));
+  } catch {
+    // No autogroups in this kernel (or the process is already gone): the threads' nice value is all there is.
+  }
 }
 
 /**
@@ -28,7 +67,9 @@ export interface SpawnOptions {
  */
 export function spawnService(o: SpawnOptions): ManagedProcess {
   const output = o.inheritOutput ? 'inherit' : 'pipe';
-  const child = spawn(o.command, o.args, { env: o.env ?? process.env, stdio: ['ignore', output, output], detached: true });
+  const { command, args } = withNice(o);
+  const child = spawn(command, args, { env: o.env ?? process.env, stdio: ['ignore', output, output], detached: true });
+  setAutogroupNice(child.pid, o.nice);
   if (!o.inheritOutput) {
     for (const stream of ['stdout', 'stderr'] as const) {
       createInterface({ input: child[stream]! }).on('line', (line) => o.onLine?.(line, stream));

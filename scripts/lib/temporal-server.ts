@@ -17,6 +17,8 @@ export interface TemporalDevServerOptions {
   /** null: in memory (tests); a path keeps workflow history across restarts. */
   dbFile: string | null;
   namespace: string;
+  /** A lower CPU priority for the server (`SpawnOptions.nice`); absent in tests. */
+  nice?: number;
   log?: (line: string) => void;
 }
 
@@ -46,6 +48,7 @@ export async function startTemporalDevServer(o: TemporalDevServerOptions): Promi
     command: o.binary,
     args,
     env: { ...process.env, ...goMemoryDefaults() },
+    nice: o.nice,
     onLine: (line) => {
       output.push(line);
       if (output.length > 200) output.shift();
