@@ -374,9 +374,9 @@ describe('delivery log, Standard Webhooks and isolation', () => {
     );
     await waitFor(async () => (await sql('select count(*)::int as n from webhook_delivery where endpoint_id = $1', [ep.id]))[0].n === 600, 20_000, 'a delivery for each of the 600 events');
     // What is asserted is that none is skipped, not how fast: a CI machine running other suites beside this one once
-    // took more than 30 s to send the 600.
-    await waitFor(async () => new Set(receivedAt(ep.path).map((r) => r.headers['webhook-id'])).size === 600, 90_000, 'all 600 received');
-  }, 150_000);
+    // took more than 30 s to send the 600, and a slow one (2026-11-28, its TEV rate a third of other days') more than 90.
+    await waitFor(async () => new Set(receivedAt(ep.path).map((r) => r.headers['webhook-id'])).size === 600, 240_000, 'all 600 received');
+  }, 300_000);
 
   test('a receiver down for a while, then back: every delivery arrives once it recovers, each with one successful attempt', async () => {
     const ep = await endpoint(aliceKey, alicePix, ['pix.in.received'], '/outage');
