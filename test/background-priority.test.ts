@@ -26,9 +26,11 @@ test.each([
   const service = spawnService({ name: 'sleeper', command: process.execPath, args: ['-e', 'setInterval(() => undefined, 1000)'], nice });
   try {
     const pid = service.child.pid!;
-    // `nice` replaces itself with the command: the pid is the service's, once it runs the command.
-    for (let i = 0; i < 50 && !readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('setInterval'); i++) await new Promise((r) => setTimeout(r, 50));
-    expect(readFileSync(`/proc/${pid}/cmdline`, 'utf8')).toContain('setInterval');
+    // `nice` replaces itself with the command: the pid is the service's once it runs the command. Until then its
+    // arguments name the command too, but its first one is `nice`, and its priority may not be set yet.
+    const program = () => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[0];
+    for (let i = 0; i < 100 && program() !== process.execPath; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(program()).toBe(process.execPath);
     expect(niceOf(pid)).toBe(expected);
     // Its own session is its own autogroup (when the kernel has them), whose nice orders it against the other services.
     const autogroup = autogroupOf(pid);
