@@ -5,7 +5,7 @@ import { keptFile } from '../../src/shared/kept-file.ts';
 import type { ClusterBinaries } from './cluster-binaries.ts';
 import { API_INSTANCES, WORKER_INSTANCES, type SHARED_APP_ENV } from './cluster-topology.ts';
 import { balancedApis, startLoadBalancer } from './load-balancer.ts';
-import { backgroundNice, spawnService, waitForHttp, waitForLine, type ManagedProcess } from './processes.ts';
+import { spawnService, waitForHttp, waitForLine, type ManagedProcess } from './processes.ts';
 import type { Supervisor } from './supervisor.ts';
 import { setUpTemporalSchema, startTemporalClusterServer, startTemporalUi, temporalSqlFrom, type TemporalPorts } from './temporal-cluster-server.ts';
 
@@ -66,8 +66,6 @@ export async function startCluster(o: ClusterOptions): Promise<Cluster> {
     });
   const piped = (name: string) => (line: string) => (typeof o.output === 'function' ? o.output(name, line) : undefined);
   const env: NodeJS.ProcessEnv = { ...o.env };
-  // The Temporal server and the workers behind the requests, as `npm start` runs them (BACKGROUND_NICE).
-  const nice = backgroundNice(env);
 
   if (o.embedded) {
     const { dir, port, database, fresh } = o.embedded;
@@ -91,7 +89,7 @@ export async function startCluster(o: ClusterOptions): Promise<Cluster> {
   setUpTemporalSchema(o.binaries.temporalSqlTool, sql, o.log);
   const namespace = o.env.TEMPORAL_NAMESPACE;
   const temporalDir = join(clusterDir, 'temporal');
-  await keep('temporal', () => startTemporalClusterServer({ binary: o.binaries.temporalServer, dir: temporalDir, sql, ports: o.temporalPorts, namespace, nice, log: piped('temporal') }));
+  await keep('temporal', () => startTemporalClusterServer({ binary: o.binaries.temporalServer, dir: temporalDir, sql, ports: o.temporalPorts, namespace, log: piped('temporal') }));
   const temporalAddress = `127.0.0.1:${o.temporalPorts.frontend}`;
   const uiUrl = `http://127.0.0.1:${o.temporalPorts.ui}`;
   await keep('temporal-ui', async () => {
@@ -136,8 +134,8 @@ export async function startCluster(o: ClusterOptions): Promise<Cluster> {
   execFileSync(node, ['scripts/register-search-attributes.ts'], { env: quiet, stdio: ['ignore', 'ignore', 'inherit'] });
   o.log(`Temporal namespace ${namespace}: search attributes registered`);
 
-  const app = (name: string, args: string[], extra: NodeJS.ProcessEnv = {}, niceness = 0) =>
-    spawnService({ name, command: node, args, env: { ...env, ...extra }, inheritOutput: o.output === 'inherit', onLine: piped(name), nice: niceness });
+  const app = (name: string, args: string[], extra: NodeJS.ProcessEnv = {}) =>
+    spawnService({ name, command: node, args, env: { ...env, ...extra }, inheritOutput: o.output === 'inherit', onLine: piped(name) });
 
   const sandbox = env.SANDBOX === '1' || env.SANDBOX === 'true';
   if (sandbox) {
@@ -153,7 +151,7 @@ export async function startCluster(o: ClusterOptions): Promise<Cluster> {
   await Promise.all(
     workers.map((name) =>
       keep(name, async () => {
-        const worker = app(name, ['worker/main.ts'], {}, nice);
+        const worker = app(name, ['worker/main.ts']);
         // Tests read readiness from the worker's log; the script lets it start in the background, as `npm start` does.
         if (typeof o.output === 'function') await waitForLine(worker, (line) => (line.includes('"worker started"') ? true : undefined), 60_000, []);
         return worker;

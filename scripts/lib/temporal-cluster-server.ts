@@ -118,8 +118,6 @@ export interface TemporalClusterServerOptions {
   sql: TemporalSql;
   ports: TemporalPorts;
   namespace: string;
-  /** A lower CPU priority for the server (`SpawnOptions.nice`). */
-  nice?: number;
   log?: (line: string) => void;
 }
 
@@ -139,7 +137,6 @@ export async function startTemporalClusterServer(o: TemporalClusterServerOptions
     name: 'temporal',
     command: o.binary,
     args: ['--config-file', configFile, '--allow-no-auth', 'start'],
-    nice: o.nice,
     onLine: (line) => {
       output.push(line);
       if (output.length > 200) output.shift();
