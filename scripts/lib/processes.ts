@@ -42,18 +42,16 @@ export function backgroundNice(env: NodeJS.ProcessEnv = process.env): number {
 }
 
 /**
- * Lowers a service's priority on Linux. Its threads inherit the nice value of `nice -n`; that orders them only against
- * processes of their own scheduling group, and every service here has its own (a session of its own, `detached`,
- * is an autogroup of its own), so the group's nice is set too (`/proc/<pid>/autogroup`, sched(7)). A kernel without
- * autogroups has no such file, and the threads' nice is what counts there.
+ * Lowers a service's priority on Linux (`nice` of 0 or absent, or another system: nothing). Its threads inherit the
+ * nice value of `nice -n`; that orders them only against processes of their own scheduling group, and every service
+ * here has its own (a session of its own, `detached`, is an autogroup of its own), so the group's nice is set too
+ * (`/proc/<pid>/autogroup`, sched(7)). A kernel without autogroups has no such file, and the threads' nice is what
+ * counts there.
  */
-function withNice(o: SpawnOptions): { command: string; args: string[] } {
-  if (!o.nice || process.platform !== 'linux') return { command: o.command, args: o.args };
-  return { command: 'nice', args: ['-n', String(o.nice), o.command, ...o.args] };
-}
+const niceOnLinux = (o: SpawnOptions) => (process.platform === 'linux' ? (o.nice ?? 0) : 0);
 
-function setAutogroupNice(pid: number | undefined, nice: number | undefined): void {
-  if (!nice || pid === undefined || process.platform !== 'linux') return;
+function setAutogroupNice(pid: number | undefined, nice: number): void {
+  if (pid === undefined) return;
   try {
     writeFileSync(`/proc/${pid}/autogroup`, String(nice));
   } catch {
@@ -67,9 +65,10 @@ function setAutogroupNice(pid: number | undefined, nice: number | undefined): vo
  */
 export function spawnService(o: SpawnOptions): ManagedProcess {
   const output = o.inheritOutput ? 'inherit' : 'pipe';
-  const { command, args } = withNice(o);
+  const nice = niceOnLinux(o);
+  const [command, args] = nice ? ['nice', ['-n', String(nice), o.command, ...o.args]] : [o.command, o.args];
   const child = spawn(command, args, { env: o.env ?? process.env, stdio: ['ignore', output, output], detached: true });
-  setAutogroupNice(child.pid, o.nice);
+  if (nice) setAutogroupNice(child.pid, nice);
   if (!o.inheritOutput) {
     for (const stream of ['stdout', 'stderr'] as const) {
       createInterface({ input: child[stream]! }).on('line', (line) => o.onLine?.(line, stream));
