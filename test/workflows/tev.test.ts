@@ -29,7 +29,9 @@ test('an outcome not known in time: resolved at once, no delay', async () => {
   const run = await outcomeUnknown(h);
   expect(run.result.status).toBe('DONE');
   expect(run.log.list()).toEqual([['resolveTev', run.input]]);
-  expect(run.log.calls[0]!.at - run.startedAt).toBeLessThan(1_000);
+  // No timer in its history, rather than a wall-clock bound: a loaded CI machine once took 1,080 ms to run it.
+  const history = await h.client.workflow.getHandle(run.workflowIds[0]!).fetchHistory();
+  expect(history.events!.filter((e) => e.timerStartedEventAttributes)).toEqual([]);
 });
 
 test('the database does not answer: the settlement is retried until it does, with the same submission', async () => {
