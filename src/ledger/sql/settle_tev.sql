@@ -1,5 +1,7 @@
 -- Its earlier version hashed the request itself (the hash now comes from requestHash, src/shared/idempotency.ts).
 drop function if exists settle_tev(text, text, uuid, uuid, uuid, text, text, bigint, text, text, text, text, text, bigint, text[], jsonb, text);
+-- Its version before the fees could be given (p_fees), by settle_tev_batch, which reads them for its locks.
+drop function if exists settle_tev(text, text, uuid, uuid, uuid, text, text, bigint, text, text, text, text, text, text, bigint, text[], jsonb, text);
 
 create or replace function settle_tev(
   p_mode text,                -- SUBMIT: checks, then settle | DEFER: checks, then record PROCESSING and hand off
@@ -20,7 +22,9 @@ create or replace function settle_tev(
   p_max_amount bigint,
   p_ids text[],               -- cuid2 ids made by the caller: 3 movements, then 5 entries
   p_handoff jsonb,            -- DEFER: the workflow_start row that hands the transfer to its workflow
-  p_fail_reason text
+  p_fail_reason text,
+  p_fees bigint[] default null -- the fees in force, {tev_out of the source, tev_in of the destination}, when the caller
+                               -- read them before its locks (settle_tev_batch); null: read here
 ) returns table (code text, tev_id text, status text, reason text, amount_cents bigint, fee_out_cents bigint,
                  resolved_at timestamptz, destination_id uuid)
 language plpgsql as $$
@@ -60,9 +64,14 @@ begin
   -- The destination in an assignment of its own: inside the fees' query PostgreSQL copied the lookup into each place
   -- that reads it, and ran it twice.
   v_named_id := coalesce(p_destination_id, holder_account_by_number(p_tenant_id, p_destination_branch, p_destination_account));
-  select fo.tev_out, fi.tev_in into v_fee_out, v_fee_in
-    from fee_schedule_of(p_source_id, p_tenant_id) fo
-    cross join fee_schedule_of(v_named_id, p_tenant_id) fi;
+  if p_fees is null then
+    select fo.tev_out, fi.tev_in into v_fee_out, v_fee_in
+      from fee_schedule_of(p_source_id, p_tenant_id) fo
+      cross join fee_schedule_of(v_named_id, p_tenant_id) fi;
+  else
+    v_fee_out := p_fees[1];
+    v_fee_in := p_fees[2];
+  end if;
   v_fees := v_fee_out + v_fee_in;
   -- Holders by id, then the tenant's fee revenue account: transfers touching the same accounts in any direction
   -- queue instead of deadlocking.

@@ -13,13 +13,22 @@ declare
   v_destinations uuid[] := array(
     select coalesce(x.destination_id, holder_account_by_number(x.tenant_id, x.destination_branch, x.destination_account))
       from unnest(v_items) with ordinality x order by x.ordinality);
+  -- Each item's fees, {tev_out of the source, tev_in of the destination}, read once before the locks, as settle_tev
+  -- reads them: they choose whether the tenant's fee revenue account is locked, and settle_tev takes them as read.
+  v_fees bigint[] := array(
+    select array[fo.tev_out, fi.tev_in]
+      from unnest(v_items) with ordinality x
+     cross join fee_schedule_of(x.source_id, x.tenant_id) fo
+     cross join fee_schedule_of(v_destinations[x.ordinality], x.tenant_id) fi
+     order by x.ordinality);
   r record;
   v_locked integer;
 begin
   -- The accounts settle_tev will lock for these requests, in its order: sources and destinations (by id, or by branch
   -- and number), then a tenant's fee revenue account where a TEV fee applies.
   with i as (
-    select x.tenant_id, x.source_id, v_destinations[x.ordinality] as destination_id
+    select x.tenant_id, x.source_id, v_destinations[x.ordinality] as destination_id,
+           v_fees[x.ordinality][1] + v_fees[x.ordinality][2] as fees
       from unnest(v_items) with ordinality x
   )
   select lock_account_rows(array(
@@ -29,14 +38,14 @@ begin
            union all
            select f.id from i
              join account f on f.tenant_id = i.tenant_id and f.kind = 'FEE_REVENUE'
-            where (select fo.tev_out from fee_schedule_of(i.source_id, i.tenant_id) fo) > 0
-               or (select fi.tev_in from fee_schedule_of(i.destination_id, i.tenant_id) fi) > 0))
+            where i.fees > 0))
     into v_locked;
 
   for r in select x.*, x.ordinality from unnest(v_items) with ordinality x loop
     return query
       select r.ordinality, s.* from settle_tev('SUBMIT', r.tev_id, r.tenant_id, r.source_id, v_destinations[r.ordinality], r.destination_branch,
                                               r.destination_account, r.amount, r.description, r.external_ref, r.end_to_end_id,
-                                              r.idempotency_key, r.request_hash, r.origin, p_max_amount, r.ids, null, null) s;
+                                              r.idempotency_key, r.request_hash, r.origin, p_max_amount, r.ids, null, null,
+                                              array[v_fees[r.ordinality][1], v_fees[r.ordinality][2]]) s;
   end loop;
 end $$;
