@@ -28,6 +28,7 @@ import { Migration20261124001300_payment_batches } from './Migration202611240013
 import { Migration20261125001400_receipts } from './Migration20261125001400_receipts.ts';
 import { Migration20261125001500_limit_usage_unchecked } from './Migration20261125001500_limit_usage_unchecked.ts';
 import { Migration20261125001510_limit_usage_fillfactor } from './Migration20261125001510_limit_usage_fillfactor.ts';
+import { Migration20261129001600_compact_enumeration_checks } from './Migration20261129001600_compact_enumeration_checks.ts';
 
 /** Every schema change, in order. New migrations are appended here. */
 export const migrations = [
@@ -61,4 +62,5 @@ export const migrations = [
   Migration20261125001400_receipts,
   Migration20261125001500_limit_usage_unchecked,
   Migration20261125001510_limit_usage_fillfactor,
+  Migration20261129001600_compact_enumeration_checks,
 ];
