@@ -150,7 +150,11 @@ suite('the cluster under faults', () => {
     let whileDown: string[] = [];
     const { answered, background } = await outcomes.underLoad(async (b) => {
       await stack.kill('worker-1', WORKER_DOWN_MS);
-      await waitFor(async () => (whileDown = (await outcomes.occurrencesOf(b)).map((o) => o.status)).every((s) => s === 'PAID'), WORKER_DOWN_MS - 2000, 'the scheduled payments paid by worker-2');
+      await waitFor(async () => (whileDown = (await outcomes.occurrencesOf(b)).map((o) => o.status)).every((s) => s === 'PAID'), WORKER_DOWN_MS - 2000, 'the scheduled payments paid by worker-2').catch(
+        async (err: Error) => {
+          throw new Error(`${err.message}: occurrences ${JSON.stringify(whileDown)}\n${await outcomes.report()}`);
+        },
+      );
     });
     expect(whileDown).toEqual(['PAID', 'PAID']);
     outcomes.expectDocumentedAnswers(answered);

@@ -10,6 +10,7 @@ import { createSupervisor } from '../../scripts/lib/supervisor.ts';
 import { freePort } from '../support/ports.ts';
 import { TEST_JWT_SECRET, TEST_KEY_PEPPER, TEST_PIX_PROVIDER_API_KEY, TEST_PIX_PROVIDER_WEBHOOK_SECRET, type Platform } from '../support/platform.ts';
 import { testCertificate } from '../support/receiver.ts';
+import { isWarning } from './diagnostics.ts';
 import type { FaultTarget } from './outcomes.ts';
 
 /**
@@ -31,7 +32,12 @@ export interface ClusterFaultStack extends Pick<Platform, 'holderUrl' | 'apiUrl'
 export async function startClusterFaultStack(overrides: NodeJS.ProcessEnv = {}): Promise<ClusterFaultStack> {
   const runDir = join('data', `cluster-fault-run-${process.pid}-${randomUUID().slice(0, 8)}`);
   mkdirSync(runDir, { recursive: true });
+  const warnings: string[] = [];
   const log = (name: string) => (line: string) => {
+    if (isWarning(line)) {
+      warnings.push(`${new Date().toISOString().slice(11, 23)} [${name}] ${line}`);
+      if (warnings.length > 200) warnings.shift();
+    }
     if (process.env.TEST_DEBUG) process.stderr.write(`[${name}] ${line}\n`);
   };
   const supervisor = createSupervisor(log('supervisor'));
@@ -95,6 +101,7 @@ export async function startClusterFaultStack(overrides: NodeJS.ProcessEnv = {}):
     apiUrl: cluster.apiUrl,
     pspUrl: cluster.pspUrl,
     env: cluster.env,
+    recentWarnings: () => [...warnings],
     async sql<T = any>(text: string, params: unknown[] = []) {
       return (await pool.query(text, params)).rows as T[];
     },

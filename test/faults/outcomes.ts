@@ -1,12 +1,11 @@
 import { expect } from '@jest/globals';
 import { waitFor } from '../support/fixtures.ts';
 import { expectLedgerConsistent } from '../support/ledger.ts';
+import { stuckWorkReport, type DiagnosedTarget } from './diagnostics.ts';
 import { BATCH_PIX_ITEMS, BATCH_TEV_ITEMS, DOCUMENTED, runLoad, startBackground, type Answered, type Background, type LoadCast, type LoadTarget } from './load.ts';
 
 /** A platform under fault injection, as the checks below see it: where the load goes, and its database. */
-export interface FaultTarget extends LoadTarget {
-  sql<T = any>(text: string, params?: unknown[]): Promise<T[]>;
-}
+export interface FaultTarget extends LoadTarget, DiagnosedTarget {}
 
 /**
  * The load around a fault and the checks after it, shared by the single-process fault suite (faults.test.ts) and the
@@ -81,8 +80,8 @@ export function faultOutcomes(stack: FaultTarget, cast: LoadCast, o: { clients: 
     await waitFor(async () => {
       last = await unfinished();
       return Object.keys(last).length === 0;
-    }, o.finalWithinMs, 'every operation final').catch((err: Error) => {
-      throw new Error(`${err.message}: still open ${JSON.stringify(last)}`);
+    }, o.finalWithinMs, 'every operation final').catch(async (err: Error) => {
+      throw new Error(`${err.message}: still open ${JSON.stringify(last)}\n${await stuckWorkReport(stack, cast.tenantId)}`);
     });
     await expectLedgerConsistent(cast.tenantId, stack.sql);
     // Money moved once: each batch item debited its account once if PAID (for its amount), at most once if FAILED (a Pix
@@ -138,7 +137,10 @@ export function faultOutcomes(stack: FaultTarget, cast: LoadCast, o: { clients: 
     expect((await occurrencesOf(b)).map((o) => o.status)).toEqual(['PAID', 'PAID']);
   }
 
-  return { batchStatus, occurrencesOf, underLoad, expectDocumentedAnswers, expectAllFinal, expectBackgroundDone };
+  /** Where the load's unfinished work is held back, for a failure message. */
+  const report = () => stuckWorkReport(stack, cast.tenantId);
+
+  return { batchStatus, occurrencesOf, underLoad, report, expectDocumentedAnswers, expectAllFinal, expectBackgroundDone };
 }
 
 export type FaultOutcomes = ReturnType<typeof faultOutcomes>;

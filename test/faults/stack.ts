@@ -10,6 +10,7 @@ import { startTemporalDevServer, type TemporalDevServerOptions } from '../../scr
 import { pspEnv, TEST_PIX_PROVIDER_API_KEY, TEST_PIX_PROVIDER_WEBHOOK_SECRET, type Platform } from '../support/platform.ts';
 import { freePort } from '../support/ports.ts';
 import { testCertificate } from '../support/receiver.ts';
+import { isWarning } from './diagnostics.ts';
 
 /**
  * A platform of its own for fault injection: its own PostgreSQL (so pausing it disturbs no other test file), its own
@@ -18,6 +19,7 @@ import { testCertificate } from '../support/receiver.ts';
  */
 export interface FaultStack extends Platform {
   sql<T = any>(text: string, params?: unknown[]): Promise<T[]>;
+  recentWarnings(): string[];
   temporalProxy: { cut(): Promise<void>; restore(): Promise<void> };
   killApi(): Promise<void>;
   startApi(): Promise<void>;
@@ -153,6 +155,7 @@ export async function startFaultStack(overrides: NodeJS.ProcessEnv = {}): Promis
     apiUrl: `http://127.0.0.1:${apiPort}`,
     pspUrl,
     env,
+    recentWarnings: () => history.filter((line) => isWarning(line.slice(line.indexOf('] ') + 2))),
     async sql<T = any>(text: string, params: unknown[] = []) {
       return (await pool.query(text, params)).rows as T[];
     },
