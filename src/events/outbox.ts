@@ -23,33 +23,70 @@ export async function enqueueEvents(em: EntityManager, events: OutboxEvent[]): P
   return ids;
 }
 
-/** A relay's position in the outbox: the last event it moved, in commit order. */
+/** A relay's position in the outbox: the last event it moved, in (transaction id, sequence) order. */
 export interface OutboxPosition {
   txid: string;
   seq: string;
 }
 
+/**
+ * Where a relay stands: its position, and the transactions below it that were still running when it moved there. Every
+ * other transaction below the position had ended then, and its events were moved.
+ */
+interface RelayCursor extends OutboxPosition {
+  running: string[];
+}
+
 /** The relay's cursor, locked for this transaction; null while another instance of the relay holds it. */
-export async function lockRelayCursor(em: EntityManager, relay: string): Promise<OutboxPosition | null> {
-  const [cursor] = await em.execute<OutboxPosition[]>(`select txid::text, seq::text from event_relay_cursor where relay = ? for update skip locked`, [relay]);
+async function lockRelayCursor(em: EntityManager, relay: string): Promise<RelayCursor | null> {
+  const [cursor] = await em.execute<RelayCursor[]>(
+    `select txid::text, seq::text, running::text[] as running from event_relay_cursor where relay = ? for update skip locked`,
+    [relay],
+  );
   return cursor ?? null;
 }
 
-/**
- * An event `e` past a position and of a transaction every snapshot sees as committed (below the oldest running one): an
- * event of a transaction still running cannot be passed over by the cursor.
- */
-const committedPast = (txid: string, seq: string) => `(e.txid, e.seq) > (${txid}, ${seq}) and e.txid < pg_snapshot_xmin(pg_current_snapshot())`;
+interface TakenRow extends OutboxPosition {
+  id: string;
+  ahead: boolean;
+  /** The transactions running in the statement's snapshot. */
+  running: string[];
+}
 
-/** Events after `cursor` that may be moved (`committedPast`), in commit order. */
-export async function committedEventsAfter(em: EntityManager, cursor: OutboxPosition, limit: number): Promise<(OutboxPosition & { id: string })[]> {
+/**
+ * Takes the events a relay has not moved yet, in its transaction, and moves its cursor past them; null while another
+ * instance of the relay holds the cursor. Events of committed transactions past the cursor (at most `limit`, in
+ * (txid, seq) order) and every event of the transactions it passed while they ran that have committed since. A
+ * transaction still running is passed over, not waited for: its id is kept with the cursor, and its events are taken
+ * once it commits (an aborted one leaves none). So one long transaction, anywhere in the server, holds back nothing but
+ * its own events. Both reads and the snapshot's running transactions come from one statement, so from one snapshot:
+ * a transaction that commits meanwhile is either read or kept.
+ */
+export async function takeCommittedEvents(em: EntityManager, relay: string, limit: number): Promise<{ id: string }[] | null> {
+  const cursor = await lockRelayCursor(em, relay);
+  if (!cursor) return null;
   // Ordered by the columns, not by their text (named alike in the select list): 100000 sorts before 99999 as text.
-  return em.execute<(OutboxPosition & { id: string })[]>(
-    `select e.id, e.txid::text as txid, e.seq::text as seq from event_outbox e
-      where ${committedPast('?::xid8', '?::bigint')}
-      order by e.txid, e.seq limit ?`,
-    [cursor.txid, cursor.seq, limit],
+  const rows = await em.execute<TakenRow[]>(
+    `select e.id, e.txid::text as txid, e.seq::text as seq, e.ahead, s.running
+       from (select a.id, a.txid, a.seq, true as ahead
+               from (select id, txid, seq from event_outbox where (txid, seq) > (?::xid8, ?::bigint) order by txid, seq limit ?) a
+             union all
+             select id, txid, seq, false from event_outbox where txid = any (?::xid8[])) e
+      cross join (select array(select x::text from pg_snapshot_xip(pg_current_snapshot()) x) as running) s
+      order by e.ahead, e.txid, e.seq`,
+    [cursor.txid, cursor.seq, limit, `{${cursor.running.join(',')}}`],
   );
+  if (rows.length === 0) return [];
+  const last = rows.findLast((r) => r.ahead);
+  const to = last ? { txid: last.txid, seq: last.seq } : cursor;
+  const running = rows[0]!.running.filter((txid) => BigInt(txid) < BigInt(to.txid));
+  await em.execute(`update event_relay_cursor set txid = ?::xid8, seq = ?::bigint, running = ?::xid8[], moved_at = now() where relay = ?`, [
+    to.txid,
+    to.seq,
+    `{${running.join(',')}}`,
+    relay,
+  ]);
+  return rows.map((r) => ({ id: r.id }));
 }
 
 /**
@@ -62,14 +99,10 @@ export async function hasCommittedEventsAfterCursor(em: EntityManager, relay: st
     em,
     'outbox-pending',
     `select exists (select 1 from event_relay_cursor c
-                     cross join lateral (select 1 from event_outbox e where ${committedPast('c.txid', 'c.seq')}
-                                          order by e.txid, e.seq limit 1) e
-                    where c.relay = $1) as pending`,
+                     where c.relay = $1
+                       and (exists (select 1 from event_outbox e where (e.txid, e.seq) > (c.txid, c.seq))
+                            or exists (select 1 from event_outbox e where e.txid = any (c.running)))) as pending`,
     [relay],
   );
   return row?.pending ?? false;
-}
-
-export async function moveRelayCursor(em: EntityManager, relay: string, to: OutboxPosition): Promise<void> {
-  await em.execute(`update event_relay_cursor set txid = ?::xid8, seq = ?::bigint, moved_at = now() where relay = ?`, [to.txid, to.seq, relay]);
 }

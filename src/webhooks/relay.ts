@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { Orm } from '../persistence/orm.ts';
-import { committedEventsAfter, hasCommittedEventsAfterCursor, lockRelayCursor, moveRelayCursor } from '../events/outbox.ts';
+import { hasCommittedEventsAfterCursor, takeCommittedEvents } from '../events/outbox.ts';
 import { insertHandOffs } from '../handoff/store.ts';
 import { startPollLoop, type PollLoop } from '../shared/poll-loop.ts';
 import { webhookEndpointWake } from '../../workflows/contracts/webhook-endpoint.ts';
@@ -17,7 +17,8 @@ export type Relay = PollLoop;
  * Moves committed events from the outbox to deliveries: one delivery row per (event, subscribed endpoint), due at
  * once, and in the same transaction one wake per endpoint touched (the hand-off of a signal-with-start to the
  * endpoint's workflow), which this worker's reconciler sends at once. It follows
- * the event log with a cursor (migration 1100), which one relay at a time holds, so several workers may run it. It
+ * the event log with a cursor (migrations 1100 and 1700), which one relay at a time holds, so several workers may run
+ * it; a long transaction elsewhere in the server holds back none of the events committed after it began. It
  * polls: a NOTIFY from every posting would serialise all committing transactions on one lock. After a look that found
  * nothing it first asks whether there is anything to move (one statement, no transaction): an idle worker's relay
  * then costs ten statements a second instead of ten transactions.
@@ -29,10 +30,8 @@ export function startOutboxRelay(orm: Orm, config: Config, logger: Logger, start
     if (!foundLastTime && !(await hasCommittedEventsAfterCursor(orm.em.fork(), 'webhooks'))) return 0;
     const relayed = await orm.em.fork().transactional(async (em) => {
       // One relay moves the cursor at a time; the others find it locked and wait for their next look.
-      const cursor = await lockRelayCursor(em, 'webhooks');
-      if (!cursor) return 0;
-      const events = await committedEventsAfter(em, cursor, BATCH);
-      if (events.length === 0) return 0;
+      const events = await takeCommittedEvents(em, 'webhooks', BATCH);
+      if (!events || events.length === 0) return 0;
       const endpoints = await createDeliveries(em, events.map((e) => e.id));
       // One wake per endpoint and batch of events, not one per event.
       await insertHandOffs(
@@ -41,7 +40,6 @@ export function startOutboxRelay(orm: Orm, config: Config, logger: Logger, start
         endpoints.map((endpoint) => webhookEndpointWake(endpoint)),
         { dueNow: true },
       );
-      await moveRelayCursor(em, 'webhooks', events[events.length - 1]!);
       return events.length;
     });
     foundLastTime = relayed > 0;

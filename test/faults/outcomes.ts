@@ -66,7 +66,7 @@ export function faultOutcomes(stack: FaultTarget, cast: LoadCast, o: { clients: 
          (select count(*) from scheduled_payment_occurrence where tenant_id = $1 and status in ('SCHEDULED', 'RUNNING')
              and next_attempt_at < now() - interval '1 second')::int as occurrences_past_due,
          (select count(*) from workflow_start)::int as hand_offs_waiting,
-         (select count(*) from event_outbox e, event_relay_cursor c where c.relay = 'webhooks' and (e.txid, e.seq) > (c.txid, c.seq))::int as events_not_relayed,
+         (select count(*) from event_outbox e, event_relay_cursor c where c.relay = 'webhooks' and ((e.txid, e.seq) > (c.txid, c.seq) or e.txid = any (c.running)))::int as events_not_relayed,
          (select count(*) from webhook_delivery where status = 'PENDING')::int as deliveries_pending`,
       [cast.tenantId],
     );

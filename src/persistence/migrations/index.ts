@@ -29,6 +29,7 @@ import { Migration20261125001400_receipts } from './Migration20261125001400_rece
 import { Migration20261125001500_limit_usage_unchecked } from './Migration20261125001500_limit_usage_unchecked.ts';
 import { Migration20261125001510_limit_usage_fillfactor } from './Migration20261125001510_limit_usage_fillfactor.ts';
 import { Migration20261129001600_compact_enumeration_checks } from './Migration20261129001600_compact_enumeration_checks.ts';
+import { Migration20261129001700_relay_passes_running_transactions } from './Migration20261129001700_relay_passes_running_transactions.ts';
 
 /** Every schema change, in order. New migrations are appended here. */
 export const migrations = [
@@ -63,4 +64,5 @@ export const migrations = [
   Migration20261125001500_limit_usage_unchecked,
   Migration20261125001510_limit_usage_fillfactor,
   Migration20261129001600_compact_enumeration_checks,
+  Migration20261129001700_relay_passes_running_transactions,
 ];
