@@ -71,7 +71,8 @@ export async function takeCommittedEvents(em: EntityManager, relay: string, limi
        from (select a.id, a.txid, a.seq, true as ahead
                from (select id, txid, seq from event_outbox where (txid, seq) > (?::xid8, ?::bigint) order by txid, seq limit ?) a
              union all
-             select id, txid, seq, false from event_outbox where txid = any (?::xid8[])) e
+             select b.id, b.txid, b.seq, false
+               from unnest(?::xid8[]) r(txid) join event_outbox b on b.txid = r.txid) e
       cross join (select array(select x::text from pg_snapshot_xip(pg_current_snapshot()) x) as running) s
       order by e.ahead, e.txid, e.seq`,
     [cursor.txid, cursor.seq, limit, `{${cursor.running.join(',')}}`],
@@ -92,16 +93,20 @@ export async function takeCommittedEvents(em: EntityManager, relay: string, limi
 /**
  * Whether a relay's look would find an event to move: one statement outside any transaction, without the cursor's lock
  * (the look that follows takes it and reads again). An idle relay asks only this, where a look is a transaction of four
- * statements.
+ * statements. Written as index lookups (an ordered first row, one probe per running transaction): as plain `exists`
+ * PostgreSQL scanned the whole outbox, 20 ms for 28,000 events, ten times a second.
  */
 export async function hasCommittedEventsAfterCursor(em: EntityManager, relay: string): Promise<boolean> {
   const [row] = await queryPrepared<{ pending: boolean }>(
     em,
     'outbox-pending',
     `select exists (select 1 from event_relay_cursor c
-                     where c.relay = $1
-                       and (exists (select 1 from event_outbox e where (e.txid, e.seq) > (c.txid, c.seq))
-                            or exists (select 1 from event_outbox e where e.txid = any (c.running)))) as pending`,
+                     cross join lateral (select 1 from event_outbox e where (e.txid, e.seq) > (c.txid, c.seq)
+                                          order by e.txid, e.seq limit 1) e
+                    where c.relay = $1)
+         or exists (select 1 from event_relay_cursor c, unnest(c.running) r(txid)
+                     cross join lateral (select 1 from event_outbox e where e.txid = r.txid limit 1) e
+                    where c.relay = $1) as pending`,
     [relay],
   );
   return row?.pending ?? false;
