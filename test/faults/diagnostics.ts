@@ -1,5 +1,6 @@
 import { Client, Connection } from '@temporalio/client';
 import proto from '@temporalio/proto';
+import { within } from '../../src/shared/time.ts';
 import { onboardingWorkflowId } from '../../workflows/contracts/onboarding.ts';
 import { tevWorkflowId } from '../../workflows/contracts/tev.ts';
 import { webhookEndpointWorkflowId } from '../../workflows/contracts/webhook-endpoint.ts';
@@ -32,15 +33,11 @@ export async function stuckWorkReport(target: DiagnosedTarget, tenantId: string)
 }
 
 async function part(name: string, read: () => Promise<string[]>): Promise<string> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${PART_DEADLINE_MS} ms`)), PART_DEADLINE_MS)));
   try {
-    const lines = await Promise.race([read(), deadline]);
+    const lines = await within(read(), PART_DEADLINE_MS);
     return `${name}:\n${lines.map((l) => `  ${l}`).join('\n') || '  none'}`;
   } catch (err) {
     return `${name}: could not be read (${err instanceof Error ? err.message : String(err)})`;
-  } finally {
-    clearTimeout(timer);
   }
 }
 
