@@ -47,5 +47,8 @@ export function startOutboxRelay(orm: Orm, config: Config, logger: Logger, start
     return relayed;
   }
 
-  return startPollLoop(SWEEP_MS, async () => (await fanOut()) > 0, (err) => logger.error({ err }, 'outbox relay failed; retrying'));
+  // Only a full look is followed by another at once: under load the relay looks every SWEEP_MS and takes what committed
+  // meanwhile, instead of one transaction after another for a few events each (at 2,000 TEVs a second that was a tenth
+  // of a core of PostgreSQL and of the worker, bench/README.md).
+  return startPollLoop(SWEEP_MS, async () => (await fanOut()) >= BATCH, (err) => logger.error({ err }, 'outbox relay failed; retrying'));
 }
