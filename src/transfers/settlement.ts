@@ -82,6 +82,8 @@ export async function settleTev(
 /**
  * Submits several TEV requests (SUBMIT mode each) in one statement and one transaction, `settle_tev_batch`
  * (src/ledger/sql/settle_tev_batch.sql): the answers, in the order of `submissions`. If the statement fails, nothing of it was written.
+ * A request the batch leaves alone (a retry, a second request with the same key, an externalRef taken) is then settled
+ * by itself, in its own statement.
  */
 export async function settleTevBatch(em: EntityManager, config: Pick<Config, 'TEV_MAX_AMOUNT_CENTS'>, submissions: TevSubmission[]): Promise<Settlement[]> {
   const rows = await callSettleTevBatch(
@@ -107,7 +109,12 @@ export async function settleTevBatch(em: EntityManager, config: Pick<Config, 'TE
     }),
     config.TEV_MAX_AMOUNT_CENTS.toString(),
   );
-  return rows.map(settlementOf);
+  const settlements: Settlement[] = [];
+  // ALONE: a retry or a conflict of the request's own, answered by settle_tev after the batch, as any retry is.
+  for (const [i, row] of rows.entries()) {
+    settlements.push(row.code === 'ALONE' ? await settleTev(em, config, submissions[i]!, 'SUBMIT') : settlementOf(row));
+  }
+  return settlements;
 }
 
 /**

@@ -3,6 +3,125 @@ drop function if exists settle_tev(text, text, uuid, uuid, uuid, text, text, big
 -- Its version before the fees could be given (p_fees), by settle_tev_batch, which reads them for its locks.
 drop function if exists settle_tev(text, text, uuid, uuid, uuid, text, text, bigint, text, text, text, text, text, text, bigint, text[], jsonb, text);
 
+-- A TEV's rules, shared by settle_tev (one transfer, any mode) and settle_tev_batch (requests settled together): each
+-- is written once here, and both apply it to the accounts they locked. Small `language sql` functions, inlined where
+-- they are called.
+
+-- Why a request cannot become a transfer as asked (`refusal`, null when it can): the source missing or (at request
+-- time) unable to operate, the destination missing or closed (its holder CLOSED, or the account REJECTED at
+-- onboarding: it receives nothing, like one that never existed), the same account on both sides, and, at request time,
+-- an account under dual approval (a batch's item was held for the approver with its batch, as a whole, when it was
+-- received). `destination_id`: the destination, when it was found open (the approver's request names it).
+-- An account not found is given as nulls.
+create or replace function tev_refusal(p_mode text, p_origin text, p_source_id uuid, p_source_refusal text,
+                                       p_source_approver uuid, p_destination_id uuid, p_destination_status text,
+                                       p_destination_holder_status text)
+returns table (refusal text, destination_id uuid)
+language sql immutable parallel safe as $$
+  select c.refusal, case when c.refusal is null or c.refusal in ('SAME_ACCOUNT', 'APPROVAL_REQUIRED') then p_destination_id end
+    from (select case
+      when p_source_id is null then 'SOURCE_NOT_FOUND'
+      when p_mode in ('SUBMIT', 'DEFER') and p_source_refusal is not null then p_source_refusal
+      when p_destination_id is null then 'DESTINATION_NOT_FOUND'
+      when p_destination_holder_status = 'CLOSED' or p_destination_status = 'REJECTED' then 'DESTINATION_NOT_FOUND'
+      when p_destination_id = p_source_id then 'SAME_ACCOUNT'
+      when p_mode in ('SUBMIT', 'DEFER') and p_origin <> 'BATCH' and p_source_approver is not null then 'APPROVAL_REQUIRED'
+    end as refusal) c
+$$;
+
+-- Why a transfer that is recorded fails, or null when it settles (limits aside, checked last by the caller):
+-- `p_balance` is the source's balance as the transfer finds it. A transfer resolved after its outcome was unknown never
+-- skips the account's dual approval: it fails, and the client sends it again to be held.
+create or replace function tev_failure(p_mode text, p_fail_reason text, p_origin text, p_source_approver uuid,
+                                       p_source_may_move boolean, p_destination_may_move boolean, p_amount bigint,
+                                       p_max_amount bigint, p_fee_out bigint, p_fee_in bigint, p_balance bigint) returns text
+language sql immutable parallel safe as $$
+  select case
+    when p_mode = 'FAIL' then p_fail_reason
+    when p_origin not in ('APPROVAL', 'BATCH') and p_source_approver is not null then 'APPROVAL_REQUIRED'
+    when not p_source_may_move then 'SOURCE_NOT_ACTIVE'
+    when not p_destination_may_move then 'DESTINATION_NOT_ACTIVE'
+    when p_amount > p_max_amount then 'AMOUNT_ABOVE_LIMIT'
+    when p_amount <= p_fee_in then 'AMOUNT_BELOW_RECEIVE_FEE'
+    when p_balance < p_amount + p_fee_out then 'INSUFFICIENT_BALANCE'
+  end
+$$;
+
+-- A settled transfer's postings, at `p_at`: the source pays the amount and its fee, the destination receives the
+-- amount less its fee, the tenant's fee revenue account both fees (the platform's side of the double entry, one
+-- credit). `p_ids`: 3 movements, then 5 entries. 'date' is when the transfer was submitted (`p_submitted_at`);
+-- 'paymentDate' when it settled, in America/Sao_Paulo.
+create or replace function tev_movements(
+  p_ids text[], p_tev_id text, p_external_ref text, p_end_to_end_id text, p_submitted_at timestamptz, p_at timestamptz,
+  p_amount bigint, p_fee_out bigint, p_fee_in bigint, p_description text,
+  p_source_id uuid, p_source_agency text, p_source_number text, p_source_name text, p_source_document text,
+  p_destination_id uuid, p_destination_agency text, p_destination_number text, p_destination_name text,
+  p_destination_document text, p_fee_revenue_id uuid
+) returns posting_movement[]
+language sql stable parallel safe as $$
+  select array[
+    posting_movement_of(
+      id => p_ids[1], account_id => p_source_id, operation_id => p_tev_id, source => 'TEF_OUT', channel => 'TEF', direction => 'DEBIT',
+      payout_status => 'POSTED', amount => p_amount, fee => p_fee_out, description => p_description,
+      external_ref => p_external_ref, end_to_end_id => p_end_to_end_id, at => p_at,
+      metadata => jsonb_build_object('date', iso_utc(p_submitted_at), 'endToEndId', p_end_to_end_id,
+                                     'paymentDate', sao_paulo_payment_date(p_at),
+        'payer', jsonb_build_object('branch', p_source_agency, 'account', p_source_number),
+        'beneficiary', tev_beneficiary(p_destination_name, p_destination_agency, p_destination_number, p_destination_document)),
+      lines => array[posting_line_of(p_ids[4], 'PRIMARY', -p_amount), posting_line_of(p_ids[6], 'FEE', -p_fee_out)]),
+    posting_movement_of(
+      id => p_ids[2], account_id => p_destination_id, operation_id => p_tev_id, source => 'TEF_IN', channel => 'TEF', direction => 'CREDIT',
+      amount => p_amount, fee => p_fee_in, description => p_description,
+      external_ref => p_external_ref, end_to_end_id => p_end_to_end_id, at => p_at,
+      metadata => jsonb_build_object('date', iso_utc(p_submitted_at), 'endToEndId', p_end_to_end_id,
+                                     'paymentDate', sao_paulo_payment_date(p_at),
+        'payer', jsonb_build_object('ispb', platform_ispb(), 'name', p_source_name, 'branch', p_source_agency,
+                                    'account', p_source_number, 'document', p_source_document),
+        'beneficiary', jsonb_build_object('branch', p_destination_agency, 'account', p_destination_number)),
+      lines => array[posting_line_of(p_ids[5], 'PRIMARY', p_amount), posting_line_of(p_ids[7], 'FEE', -p_fee_in)]),
+    posting_movement_of(
+      id => p_ids[3], account_id => p_fee_revenue_id, operation_id => p_tev_id, source => 'FEE_REVENUE', channel => 'TEF',
+      direction => 'CREDIT', amount => p_fee_out + p_fee_in, description => 'Tarifas TEV ' || p_tev_id,
+      external_ref => p_external_ref, end_to_end_id => p_end_to_end_id, at => p_at,
+      lines => array[posting_line_of(p_ids[8], 'FEE', p_fee_out + p_fee_in)])]
+$$;
+
+-- A recorded transfer's events, at `p_at`: tev.out.failed to the source when it failed (`p_reason`), else
+-- tev.out.succeeded to the source and tev.in.received to the destination, naming their movements (`p_ids`, as
+-- tev_movements takes them). Their data is defined in src/events/catalog.ts; test/domain/events.test.ts parses what is
+-- written here with it.
+create or replace function tev_events(
+  p_reason text, p_ids text[], p_tev_id text, p_external_ref text, p_end_to_end_id text, p_at timestamptz, p_amount bigint,
+  p_fee_out bigint, p_fee_in bigint, p_description text,
+  p_source_id uuid, p_source_pix_account_id text, p_source_agency text, p_source_number text,
+  p_destination_id uuid, p_destination_pix_account_id text, p_destination_agency text, p_destination_number text
+) returns table (account_id uuid, pix_account_id text, type text, data jsonb)
+language sql stable parallel safe as $$
+  select e.account_id, e.pix_account_id, e.type,
+         jsonb_build_object(
+           'tevTransferId', p_tev_id, 'endToEndId', p_end_to_end_id, 'amountCents', p_amount::text, 'externalRef', p_external_ref,
+           'description', p_description, 'payerAccount', p_source_number, 'payerBranch', p_source_agency,
+           'beneficiaryAccount', p_destination_number, 'beneficiaryBranch', p_destination_agency, 'occurredAt', iso_utc(p_at))
+         || e.data
+    from (values
+      (p_source_id, p_source_pix_account_id, case when p_reason is null then 'tev.out.succeeded' else 'tev.out.failed' end,
+       case when p_reason is null then jsonb_build_object('movementId', p_ids[1], 'feeCents', p_fee_out::text)
+            else jsonb_build_object('movementId', null, 'feeCents', p_fee_out::text, 'reason', p_reason) end),
+      (p_destination_id, p_destination_pix_account_id, 'tev.in.received',
+       jsonb_build_object('movementId', p_ids[2], 'feeCents', p_fee_in::text))
+    ) e(account_id, pix_account_id, type, data)
+   where p_reason is null or e.type <> 'tev.in.received'
+$$;
+
+-- Writes events to the outbox, column by column: a batch's, all in one statement.
+create or replace function record_events(p_tenant_ids uuid[], p_account_ids uuid[], p_pix_account_ids text[], p_types text[],
+                                         p_data jsonb[]) returns void
+language plpgsql as $$
+begin
+  insert into event_outbox (id, tenant_id, account_id, pix_account_id, type, data)
+  select gen_random_uuid(), e.* from unnest(p_tenant_ids, p_account_ids, p_pix_account_ids, p_types, p_data) e;
+end $$;
+
 create or replace function settle_tev(
   p_mode text,                -- SUBMIT: checks, then settle | DEFER: checks, then record PROCESSING and hand off
                               -- RESOLVE: settle without the request-time checks | FAIL: resolve FAILED with p_fail_reason
@@ -50,8 +169,6 @@ declare
   v_period text;
   v_period_of date;
   v_month_of date;
-  v_when jsonb;
-  v_event jsonb;
 begin
   -- A mode this function does not know would skip the request-time checks like RESOLVE: refused instead (an api
   -- older than the rename of HOLD to DEFER, say, while it still runs beside the new function).
@@ -82,26 +199,11 @@ begin
     if r.id = v_named_id then v_dst := r; v_has_dst := true; end if;
   end loop;
 
-  if not v_has_src then
-    code := 'SOURCE_NOT_FOUND';
-  elsif p_mode in ('SUBMIT', 'DEFER') then
-    code := v_src.refusal;
-  end if;
-  -- A closed account (its holder CLOSED, or the account REJECTED at onboarding) receives nothing, like one that never
-  -- existed; a blocked or still onboarding one is a transfer refused with DESTINATION_NOT_ACTIVE.
-  if code is null and not v_has_dst then
-    code := 'DESTINATION_NOT_FOUND';
-  elsif code is null and (v_dst.holder_status = 'CLOSED' or v_dst.status = 'REJECTED') then
-    code := 'DESTINATION_NOT_FOUND';
-  end if;
-  if code is null then
-    destination_id := v_dst.id;
-    code := case
-      when v_dst.id = v_src.id then 'SAME_ACCOUNT'
-      -- A batch's item was held for the approver with its batch, as a whole, when it was received.
-      when p_mode in ('SUBMIT', 'DEFER') and p_origin <> 'BATCH' and v_src.approver_holder_id is not null then 'APPROVAL_REQUIRED'
-    end;
-  end if;
+  -- An account not found reads as nulls, as the batch's outer join reads it.
+  if not v_has_src then select * into v_src from lock_accounts(p_tenant_id, '{}', '{}'); end if;
+  if not v_has_dst then select * into v_dst from lock_accounts(p_tenant_id, '{}', '{}'); end if;
+  select * into code, destination_id
+    from tev_refusal(p_mode, p_origin, v_src.id, v_src.refusal, v_src.approver_holder_id, v_dst.id, v_dst.status, v_dst.holder_status);
 
   if code is not null then
     -- A retried request answers as it did, whatever changed since.
@@ -114,17 +216,8 @@ begin
 
   if v_fees > 0 and v_rev_id is null then raise exception 'tenant % has no fee revenue account', p_tenant_id; end if;
   v_description := tev_description(p_description, v_dst.holder_name);
-  v_reason := case
-    when p_mode = 'FAIL' then p_fail_reason
-    -- A transfer resolved after its outcome was unknown never skips the account's dual approval: it fails, and
-    -- the client sends it again to be held.
-    when p_origin not in ('APPROVAL', 'BATCH') and v_src.approver_holder_id is not null then 'APPROVAL_REQUIRED'
-    when not v_src.may_move then 'SOURCE_NOT_ACTIVE'
-    when not v_dst.may_move then 'DESTINATION_NOT_ACTIVE'
-    when p_amount > p_max_amount then 'AMOUNT_ABOVE_LIMIT'
-    when p_amount <= v_fee_in then 'AMOUNT_BELOW_RECEIVE_FEE'
-    when v_src.balance_cents < p_amount + v_fee_out then 'INSUFFICIENT_BALANCE'
-  end;
+  v_reason := tev_failure(p_mode, p_fail_reason, p_origin, v_src.approver_holder_id, v_src.may_move, v_dst.may_move,
+                          p_amount, p_max_amount, v_fee_out, v_fee_in, v_src.balance_cents);
   -- The source's limits last, for a transfer that would settle now, counted at once; given back below when it does
   -- not settle after all (a retry that finds its record settled counts nothing).
   if v_reason is null and p_mode <> 'DEFER' then
@@ -177,53 +270,19 @@ begin
   end if;
 
   v_now := clock_timestamp();
-  -- The events' data is defined in src/events/catalog.ts; test/domain/events.test.ts parses what is written here with it.
-  v_event := jsonb_build_object(
-    'tevTransferId', v_tev.id, 'endToEndId', v_tev.end_to_end_id, 'amountCents', p_amount::text,
-    'externalRef', v_tev.external_ref, 'description', v_description,
-    'payerAccount', v_src.number, 'payerBranch', v_src.agency, 'beneficiaryAccount', v_dst.number, 'beneficiaryBranch', v_dst.agency,
-    'occurredAt', iso_utc(v_now));
-
+  insert into event_outbox (id, tenant_id, account_id, pix_account_id, type, data)
+  select gen_random_uuid(), p_tenant_id, e.*
+    from tev_events(v_reason, p_ids, v_tev.id, v_tev.external_ref, v_tev.end_to_end_id, v_now, p_amount, v_fee_out, v_fee_in,
+                    v_description, v_src.id, v_src.pix_account_id, v_src.agency, v_src.number,
+                    v_dst.id, v_dst.pix_account_id, v_dst.agency, v_dst.number) e;
   if v_reason is not null then
-    insert into event_outbox (id, tenant_id, account_id, pix_account_id, type, data)
-    values (gen_random_uuid(), p_tenant_id, v_src.id, v_src.pix_account_id, 'tev.out.failed',
-            v_event || jsonb_build_object('movementId', null, 'feeCents', v_fee_out::text, 'reason', v_reason));
     return query select 'FAILED', v_tev.id, 'FAILED', v_reason, p_amount, 0::bigint, v_tev.resolved_at, v_dst.id;
     return;
   end if;
 
-  -- 'date' is when the transfer was submitted; 'paymentDate' when it settled, in America/Sao_Paulo.
-  v_when := jsonb_build_object('date', iso_utc(v_tev.created_at), 'endToEndId', v_tev.end_to_end_id,
-                               'paymentDate', sao_paulo_payment_date(v_now));
-  -- The source pays amount and its fee, the destination receives the amount less its fee, the tenant's fee revenue
-  -- account both fees (the platform's side of the double entry, one credit).
-  perform post_movements(p_tenant_id, v_now, array[
-    posting_movement_of(
-      id => p_ids[1], account_id => v_src.id, operation_id => v_tev.id, source => 'TEF_OUT', channel => 'TEF', direction => 'DEBIT',
-      payout_status => 'POSTED', amount => p_amount, fee => v_fee_out, description => v_description,
-      external_ref => v_tev.external_ref, end_to_end_id => v_tev.end_to_end_id,
-      metadata => v_when || jsonb_build_object(
-        'payer', jsonb_build_object('branch', v_src.agency, 'account', v_src.number),
-        'beneficiary', tev_beneficiary(v_dst.holder_name, v_dst.agency, v_dst.number, v_dst.holder_document)),
-      lines => array[posting_line_of(p_ids[4], 'PRIMARY', -p_amount), posting_line_of(p_ids[6], 'FEE', -v_fee_out)]),
-    posting_movement_of(
-      id => p_ids[2], account_id => v_dst.id, operation_id => v_tev.id, source => 'TEF_IN', channel => 'TEF', direction => 'CREDIT',
-      amount => p_amount, fee => v_fee_in, description => v_description,
-      external_ref => v_tev.external_ref, end_to_end_id => v_tev.end_to_end_id,
-      metadata => v_when || jsonb_build_object(
-        'payer', jsonb_build_object('ispb', platform_ispb(), 'name', v_src.holder_name, 'branch', v_src.agency, 'account', v_src.number,
-                                    'document', v_src.holder_document),
-        'beneficiary', jsonb_build_object('branch', v_dst.agency, 'account', v_dst.number)),
-      lines => array[posting_line_of(p_ids[5], 'PRIMARY', p_amount), posting_line_of(p_ids[7], 'FEE', -v_fee_in)]),
-    posting_movement_of(
-      id => p_ids[3], account_id => v_rev_id, operation_id => v_tev.id, source => 'FEE_REVENUE', channel => 'TEF', direction => 'CREDIT',
-      amount => v_fees, description => 'Tarifas TEV ' || v_tev.id, external_ref => v_tev.external_ref,
-      end_to_end_id => v_tev.end_to_end_id, lines => array[posting_line_of(p_ids[8], 'FEE', v_fees)])]);
-
-  insert into event_outbox (id, tenant_id, account_id, pix_account_id, type, data)
-  values (gen_random_uuid(), p_tenant_id, v_src.id, v_src.pix_account_id, 'tev.out.succeeded',
-          v_event || jsonb_build_object('movementId', p_ids[1], 'feeCents', v_fee_out::text)),
-         (gen_random_uuid(), p_tenant_id, v_dst.id, v_dst.pix_account_id, 'tev.in.received',
-          v_event || jsonb_build_object('movementId', p_ids[2], 'feeCents', v_fee_in::text));
+  perform post_movements(p_tenant_id, v_now, tev_movements(
+    p_ids, v_tev.id, v_tev.external_ref, v_tev.end_to_end_id, v_tev.created_at, v_now, p_amount, v_fee_out, v_fee_in, v_description,
+    v_src.id, v_src.agency, v_src.number, v_src.holder_name, v_src.holder_document,
+    v_dst.id, v_dst.agency, v_dst.number, v_dst.holder_name, v_dst.holder_document, v_rev_id));
   return query select 'DONE', v_tev.id, 'DONE', null::text, p_amount, v_fee_out, v_tev.resolved_at, v_dst.id;
 end $$;
