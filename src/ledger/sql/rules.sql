@@ -93,8 +93,10 @@ $$;
 -- trusted since `p_at` or before (its delayed-effect workflow sets `trusted_from` once the 24 h wait has passed),
 -- matching the Pix key (keys are stored in canonical form, lowercase) or the branch and account, written as
 -- holder_account_by_number reads them. Payments to a trusted contact are exempt from the night limit only.
-create or replace function is_trusted_contact(p_account_id uuid, p_pix_key text, p_branch text, p_account text, p_at timestamptz)
-returns boolean
+-- As a table of one row, so that a query reading it in FROM has it inlined (a batch's debits read it for all their
+-- receivers in one statement); is_trusted_contact answers the same as a value.
+create or replace function trusted_contact_match(p_account_id uuid, p_pix_key text, p_branch text, p_account text, p_at timestamptz)
+returns table (trusted boolean)
 language sql stable as $$
   select exists (
     select from trusted_contact c
@@ -102,6 +104,12 @@ language sql stable as $$
        and ((c.kind = 'PIX_KEY' and c.pix_key = lower(p_pix_key))
          or (c.kind = 'ACCOUNT' and c.branch = lpad(coalesce(nullif(ltrim(p_branch, '0'), ''), '0'), 4, '0')
              and c.account_number = ltrim(p_account, '0'))))
+$$;
+
+create or replace function is_trusted_contact(p_account_id uuid, p_pix_key text, p_branch text, p_account text, p_at timestamptz)
+returns boolean
+language sql stable as $$
+  select t.trusted from trusted_contact_match(p_account_id, p_pix_key, p_branch, p_account, p_at) t
 $$;
 
 -- Transaction limits (issue 25). An account's debits are limited per channel (PIX, TEV): per transaction, per day
