@@ -1,6 +1,7 @@
 /** The `account` table's SQL beyond what the Account entity maps (balances change only through the ledger store). */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { entityColumns, queryPrepared } from '../persistence/prepared.ts';
+import { readBatched, type BatchedReadKind } from '../persistence/batched-read.ts';
+import { entityColumns } from '../persistence/prepared.ts';
 import { Account } from './entities.ts';
 
 /** The holder's account, PENDING, numbered from the branch's sequence; nothing when the holder already has one. */
@@ -34,13 +35,20 @@ export async function holderAccountByNumber(em: EntityManager, tenantId: string,
  * about twice the CPU of this statement (bench/README.md).
  */
 export async function findHolderAccount(em: EntityManager, accountId: string, holderId: string, tenantId: string): Promise<Account | null> {
-  const [row] = await queryPrepared<Record<string, unknown>>(
-    em,
-    'find_holder_account',
+  const row = await readBatched(em, HOLDER_ACCOUNT, [accountId, holderId, tenantId]);
+  return row ? em.map(Account, row) : null;
+}
+
+/** Concurrent requests' reads leave together under load (`readBatched`). */
+const HOLDER_ACCOUNT: BatchedReadKind = {
+  name: 'find_holder_account',
+  one: (em) =>
     `select ${entityColumns(em, Account, 'a')}, account_refusal(a.status, h.status, h.onboarding_step) as money_refusal
        from account a left join holder h on h.id = a.holder_id
       where a.id = $1 and a.holder_id = $2 and a.tenant_id = $3`,
-    [accountId, holderId, tenantId],
-  );
-  return row ? em.map(Account, row) : null;
-}
+  many: (em) =>
+    `select ${entityColumns(em, Account, 'a')}, account_refusal(a.status, h.status, h.onboarding_step) as money_refusal, k.ord
+       from unnest($1::uuid[], $2::uuid[], $3::uuid[]) with ordinality k(id, holder_id, tenant_id, ord)
+       join account a on a.id = k.id and a.holder_id = k.holder_id and a.tenant_id = k.tenant_id
+       left join lateral (select * from holder h where h.id = a.holder_id limit 1) h on true`,
+};

@@ -1,6 +1,7 @@
 /** The holder table's reads on every authenticated request, in plain SQL. */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { entityColumns, queryPrepared } from '../persistence/prepared.ts';
+import { readBatched, type BatchedReadKind } from '../persistence/batched-read.ts';
+import { entityColumns } from '../persistence/prepared.ts';
 import { Holder } from './entities.ts';
 
 /**
@@ -8,6 +9,16 @@ import { Holder } from './entities.ts';
  * holder); building the query through the ORM cost about twice the CPU of this statement (bench/README.md).
  */
 export async function findTenantHolder(em: EntityManager, id: string, tenantId: string): Promise<Holder | null> {
-  const [row] = await queryPrepared<Record<string, unknown>>(em, 'find_tenant_holder', `select ${entityColumns(em, Holder, 'h')} from holder h where h.id = $1 and h.tenant_id = $2`, [id, tenantId]);
+  const row = await readBatched(em, TENANT_HOLDER, [id, tenantId]);
   return row ? em.map(Holder, row) : null;
 }
+
+/** Concurrent requests' reads leave together under load (`readBatched`). */
+const TENANT_HOLDER: BatchedReadKind = {
+  name: 'find_tenant_holder',
+  one: (em) => `select ${entityColumns(em, Holder, 'h')} from holder h where h.id = $1 and h.tenant_id = $2`,
+  many: (em) =>
+    `select ${entityColumns(em, Holder, 'h')}, k.ord
+       from unnest($1::uuid[], $2::uuid[]) with ordinality k(id, tenant_id, ord)
+       join holder h on h.id = k.id and h.tenant_id = k.tenant_id`,
+};
