@@ -49,6 +49,6 @@ const HOLDER_ACCOUNT: BatchedReadKind = {
   many: (em) =>
     `select ${entityColumns(em, Account, 'a')}, account_refusal(a.status, h.status, h.onboarding_step) as money_refusal, k.ord
        from unnest($1::uuid[], $2::uuid[], $3::uuid[]) with ordinality k(id, holder_id, tenant_id, ord)
-       join account a on a.id = k.id and a.holder_id = k.holder_id and a.tenant_id = k.tenant_id
+       cross join lateral (select * from account a where a.id = k.id and a.holder_id = k.holder_id and a.tenant_id = k.tenant_id limit 1) a
        left join lateral (select * from holder h where h.id = a.holder_id limit 1) h on true`,
 };

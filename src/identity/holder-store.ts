@@ -20,5 +20,5 @@ const TENANT_HOLDER: BatchedReadKind = {
   many: (em) =>
     `select ${entityColumns(em, Holder, 'h')}, k.ord
        from unnest($1::uuid[], $2::uuid[]) with ordinality k(id, tenant_id, ord)
-       join holder h on h.id = k.id and h.tenant_id = k.tenant_id`,
+       cross join lateral (select * from holder h where h.id = k.id and h.tenant_id = k.tenant_id limit 1) h`,
 };

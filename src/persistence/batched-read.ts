@@ -14,7 +14,8 @@ export interface BatchedReadKind {
   one(em: EntityManager): string;
   /**
    * Several reads: the key's parts as arrays `$1`, `$2`… (typed, e.g. `$1::uuid[]`), each read's rows with its 1-based
-   * position in them as `ord`.
+   * position in them as `ord`. Each key's row read by a lateral lookup on its key, not a join: a prepared statement is
+   * planned once for its connection, and a join planned on a small table's statistics reads the whole table.
    */
   many(em: EntityManager): string;
 }

@@ -91,12 +91,16 @@ begin
             where i.fees > 0))
     into v_locked;
 
+  -- Each request's own lookups, by its unique keys: a join, planned once for the connection while the table was new
+  -- and its statistics empty, read the whole table at every batch until the table was next analyzed.
   v_taken := array(
-    select t.id from tev_transfer t where t.id = any(array(select x.tev_id from unnest(v_items) x))
-    union all
-    select t.source_account_id || '/' || t.external_ref
+    select k.key
       from unnest(v_items) x
-      join tev_transfer t on t.source_account_id = x.source_id and t.external_ref = x.external_ref);
+     cross join lateral (
+       select t.id as key from tev_transfer t where t.id = x.tev_id
+       union all
+       select t.source_account_id || '/' || t.external_ref from tev_transfer t
+        where t.source_account_id = x.source_id and t.external_ref = x.external_ref) k);
 
   -- Each request with its accounts as they were locked (lock_accounts, a tenant at a time: its rows are locked
   -- already), in the batch's order.
