@@ -18,7 +18,9 @@ const code = (fn: () => unknown) => {
   return 'accepted';
 };
 
-afterEach(() => jest.restoreAllMocks());
+afterEach(() => {
+  jest.restoreAllMocks();
+});
 
 test('a remembered token answers its claims until it expires, then TOKEN_EXPIRED', () => {
   const c = config('s'.repeat(40));
