@@ -17,7 +17,17 @@ function validate(document: string, length: number, weights1: number[], weights2
   return digits[length - 2] === first && digits[length - 1] === second;
 }
 
-export const isValidCpf = (cpf: string): boolean => validate(cpf, 11, [10, 9, 8, 7, 6, 5, 4, 3, 2], [11, 10, 9, 8, 7, 6, 5, 4, 3, 2]);
+const CPF_WEIGHTS_1 = [10, 9, 8, 7, 6, 5, 4, 3, 2];
+const CPF_WEIGHTS_2 = [11, 10, 9, 8, 7, 6, 5, 4, 3, 2];
+
+export const isValidCpf = (cpf: string): boolean => validate(cpf, 11, CPF_WEIGHTS_1, CPF_WEIGHTS_2);
+
+/** The CPF whose first nine digits are `base` (nine digits): `base` and its two check digits. */
+export function cpfWithCheckDigits(base: string): string {
+  const digits = Array.from(base, Number);
+  const first = checkDigit(digits, CPF_WEIGHTS_1);
+  return `${base}${first}${checkDigit([...digits, first], CPF_WEIGHTS_2)}`;
+}
 
 export const isValidCnpj = (cnpj: string): boolean =>
   validate(cnpj, 14, [5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2], [6, 5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2]);

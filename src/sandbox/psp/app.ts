@@ -71,6 +71,8 @@ const route = (h: Handler) => (req: Request, res: Response, next: NextFunction) 
 export function createPspApp(ctx: PspContext, options: { apiKey: string; logger: Logger }) {
   const app = express();
   app.disable('x-powered-by');
+  // No client revalidates an API answer: a hash of every body was work for nothing, as in the platform's apps.
+  app.set('etag', false);
   app.use(express.json({ limit: '64kb' }));
 
   app.get('/health', async (_req, res) => {

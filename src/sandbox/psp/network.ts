@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { PixKeyType } from '../../pix/keys.ts';
-import { isValidCpf } from '../../shared/documents.ts';
+import { cpfWithCheckDigits, isValidCpf } from '../../shared/documents.ts';
 
 /**
  * The made-up Pix network around the platform, as the sandbox PSP answers for it: the institution that holds every
@@ -55,13 +55,14 @@ function digitsFrom(seed: string, length: number): string {
   return Array.from(hex.slice(0, length), (c) => String(parseInt(c, 16) % 10)).join('');
 }
 
-/** A CPF stable for a seed, the sandbox's stand-in for a key owner's document: nine digits, then the valid check digits. */
+/**
+ * A CPF stable for a seed, the sandbox's stand-in for a key owner's document: nine digits, then their check digits.
+ * Nine digits of one repeated digit make no valid CPF: the next seed is tried.
+ */
 function cpfFor(seed: string): string {
   for (let i = 0; ; i++) {
-    const base = digitsFrom(`${seed}:${i}`, 9);
-    // Exactly one two-digit ending makes nine digits a valid CPF; bases of one repeated digit have none.
-    const cpf = Array.from({ length: 100 }, (_, end) => `${base}${String(end).padStart(2, '0')}`).find(isValidCpf);
-    if (cpf) return cpf;
+    const cpf = cpfWithCheckDigits(digitsFrom(`${seed}:${i}`, 9));
+    if (isValidCpf(cpf)) return cpf;
   }
 }
 
