@@ -145,7 +145,7 @@ const schema = z
      * Pix debits in flight at once per api process, and the most one statement debits together (as the TEV's). Two
      * lanes, not four: every debit of a tenant credits its settlement account, so a third and fourth statement only
      * waited for that row's lock, and their requests would have left in the next batch (bench/README.md: 32 clients,
-     * one tenant, 4 lanes 319–415 payments/s, 2 lanes 510–537, 1 lane 454–546 in one sitting).
+     * one tenant, 4 lanes 319–415 payments/s, 2 lanes 512–537, 1 lane 454–546 in one sitting).
      */
     PIX_BATCH_LANES: z.coerce.number().int().min(1).max(32).default(2),
     PIX_BATCH_MAX: z.coerce.number().int().min(1).max(256).default(16),
