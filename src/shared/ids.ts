@@ -1,5 +1,6 @@
-import { createHmac, createSecretKey, randomFillSync, randomUUID, type KeyObject } from 'node:crypto';
+import { createHmac, randomFillSync, randomUUID } from 'node:crypto';
 import { isCuid } from '@paralleldrive/cuid2';
+import { secretKeyOf } from './secret-key.ts';
 
 /** decisions.md: holders, accounts and statement transactions are UUIDs; transfers, payouts, movements, entries are cuid2. */
 export const newUuid = (): string => randomUUID();
@@ -36,19 +37,11 @@ export function newCuid(): string {
 }
 export const looksLikeCuid = (value: string): boolean => isCuid(value);
 
-/** The pepper as a KeyObject, made once: given a string, `createHmac` imports the key again at every call. */
-const pepperKeys = new Map<string, KeyObject>();
-function pepperKey(pepper: string): KeyObject {
-  let key = pepperKeys.get(pepper);
-  if (!key) pepperKeys.set(pepper, (key = createSecretKey(Buffer.from(pepper, 'utf8'))));
-  return key;
-}
-
 /**
  * An id derived from a scope and an idempotency key (HMAC with the pepper), in cuid2 shape: `prefix` and 23 base-36
  * characters. Every retry of one request, even two arriving at once, names the same operation and workflow.
  */
 export function derivedId(pepper: string, prefix: string, scope: string): string {
-  const digest = createHmac('sha256', pepperKey(pepper)).update(scope).digest();
+  const digest = createHmac('sha256', secretKeyOf(pepper)).update(scope).digest();
   return `${prefix}${base36Body(digest)}`;
 }
