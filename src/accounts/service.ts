@@ -72,9 +72,9 @@ export async function holderAccounts(em: EntityManager, holderId: string): Promi
   return em.find(Account, { holderId, kind: 'HOLDER' }, { orderBy: { createdAt: 'asc' } });
 }
 
+/** The account as read (`getOwnAccount`, not managed) with its new goal written and answered. */
 export async function setMonthlyGoal(em: EntityManager, account: Account, goalCents: bigint): Promise<AccountView> {
-  account.monthlyGoalCents = goalCents;
-  await em.flush();
-  const [view] = await accountViews(em, [account]);
+  await em.nativeUpdate(Account, { id: account.id }, { monthlyGoalCents: goalCents });
+  const [view] = await accountViews(em, [{ ...account, monthlyGoalCents: goalCents }]);
   return view!;
 }

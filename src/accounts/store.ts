@@ -1,7 +1,7 @@
 /** The `account` table's SQL beyond what the Account entity maps (balances change only through the ledger store). */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { readBatched, type BatchedReadKind } from '../persistence/batched-read.ts';
-import { entityColumns } from '../persistence/prepared.ts';
+import { entityColumns, readOnlyEntity } from '../persistence/prepared.ts';
 import { Account } from './entities.ts';
 
 /** The holder's account, PENDING, numbered from the branch's sequence; nothing when the holder already has one. */
@@ -30,13 +30,13 @@ export async function holderAccountByNumber(em: EntityManager, tenantId: string,
 }
 
 /**
- * The holder's account of the tenant, managed by `em` as `em.findOne` would answer it, with its refusal computed as
- * the entity's formula does (`account_refusal`). Read on every payment; building the query through the ORM cost
+ * The holder's account of the tenant, with the values `em.findOne` would give it, read only (`readOnlyEntity`), and
+ * its refusal computed as the entity's formula does (`account_refusal`). Read on every payment; building the query through the ORM cost
  * about twice the CPU of this statement (bench/README.md).
  */
 export async function findHolderAccount(em: EntityManager, accountId: string, holderId: string, tenantId: string): Promise<Account | null> {
   const row = await readBatched(em, HOLDER_ACCOUNT, [accountId, holderId, tenantId]);
-  return row ? em.map(Account, row) : null;
+  return row ? readOnlyEntity(em, Account, row) : null;
 }
 
 /** Concurrent requests' reads leave together under load (`readBatched`). */

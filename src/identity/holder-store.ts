@@ -1,16 +1,17 @@
 /** The holder table's reads on every authenticated request, in plain SQL. */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { readBatched, type BatchedReadKind } from '../persistence/batched-read.ts';
-import { entityColumns } from '../persistence/prepared.ts';
+import { entityColumns, readOnlyEntity } from '../persistence/prepared.ts';
 import { Holder } from './entities.ts';
 
 /**
- * A holder of the tenant, managed by `em` as `em.findOne` would answer it. Every holder request reads it (the token's
- * holder); building the query through the ORM cost about twice the CPU of this statement (bench/README.md).
+ * A holder of the tenant, with the values `em.findOne` would give it, read only (`readOnlyEntity`). Every holder
+ * request reads it (the token's holder); building the query through the ORM cost about twice the CPU of this statement
+ * (bench/README.md).
  */
 export async function findTenantHolder(em: EntityManager, id: string, tenantId: string): Promise<Holder | null> {
   const row = await readBatched(em, TENANT_HOLDER, [id, tenantId]);
-  return row ? em.map(Holder, row) : null;
+  return row ? readOnlyEntity(em, Holder, row) : null;
 }
 
 /** Concurrent requests' reads leave together under load (`readBatched`). */

@@ -1,14 +1,16 @@
 /**
  * The request path's reads by key (`readBatched`), on the run's database: concurrent reads that wait for a lane leave
  * together as one statement, and each still gets its own row, or none; a read whose key the server refuses fails
- * alone; inside a transaction a read sees what the transaction wrote.
+ * alone; inside a transaction a read sees what the transaction wrote; each read gives the values the ORM's own read
+ * gives (`readOnlyEntity`), with a holder's hashes kept out of its JSON.
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, jest, test } from '@jest/globals';
+import { Account } from '../../src/accounts/entities.ts';
 import { findHolderAccount } from '../../src/accounts/store.ts';
 import { Holder } from '../../src/identity/entities.ts';
 import { findTenantHolder } from '../../src/identity/holder-store.ts';
-import { domainDatabase, newHolder, onboardedHolder } from './support/accounts.ts';
+import { domainDatabase, fund, newHolder, onboardedHolder } from './support/accounts.ts';
 
 const db = domainDatabase();
 
@@ -65,4 +67,29 @@ test('inside a transaction a read sees what the transaction wrote', async () => 
     throw new Error('rolled back');
   }).catch((err: Error) => expect(err.message).toBe('rolled back'));
   expect(await findTenantHolder(db.em(), holder.id, tenantId)).toMatchObject({ name: 'Bia Lima' });
+});
+
+test("a read gives the ORM's values, converted alike, and keeps a holder's hashes out of its JSON", async () => {
+  const tenantId = await db.tenant();
+  const h = await onboardedHolder(db.em(), tenantId, 'Caio Prado');
+  await fund(db.em(), tenantId, h.accountId, 12_345n);
+  await db.em().nativeUpdate(Holder, { id: h.holderId }, { pinHash: 'a-pin-hash', kyc: { decision: 'APPROVED', partner: { name: 'Sócia' } } });
+  await db.em().nativeUpdate(Account, { id: h.accountId }, { monthlyGoalCents: 50_000n });
+
+  const holder = (await findTenantHolder(db.em(), h.holderId, tenantId))!;
+  const account = (await findHolderAccount(db.em(), h.accountId, h.holderId, tenantId))!;
+  const ormHolder = await db.em().findOneOrFail(Holder, { id: h.holderId });
+  const ormAccount = await db.em().findOneOrFail(Account, { id: h.accountId });
+  const values = (entity: object, names: string[]) => Object.fromEntries(names.map((name) => [name, (entity as Record<string, unknown>)[name]]));
+  const holderProps = db.em().getMetadata().get(Holder).props.map((prop) => prop.name);
+  const accountProps = db.em().getMetadata().get(Account).props.map((prop) => prop.name);
+  expect(values(holder, holderProps)).toStrictEqual(values(ormHolder, holderProps));
+  expect(values(account, accountProps)).toStrictEqual(values(ormAccount, accountProps));
+  expect(account).toMatchObject({ balanceCents: 12_345n, monthlyGoalCents: 50_000n, moneyRefusal: null });
+  expect(holder.createdAt).toBeInstanceOf(Date);
+  expect(holder.pinHash).toBe('a-pin-hash');
+  const json = JSON.stringify(holder);
+  expect(json).not.toContain('a-pin-hash');
+  expect(JSON.parse(json)).not.toHaveProperty('passwordHash');
+  expect(JSON.parse(json)).toMatchObject({ id: h.holderId, kyc: { partner: { name: 'Sócia' } } });
 });
