@@ -31,8 +31,8 @@ export async function holderAccountByNumber(em: EntityManager, tenantId: string,
 
 /**
  * The holder's account of the tenant, with the values `em.findOne` would give it, read only (`readOnlyEntity`), and
- * its refusal computed as the entity's formula does (`account_refusal`). Read on every payment; building the query through the ORM cost
- * about twice the CPU of this statement (bench/README.md).
+ * its refusal computed as the entity's formula does (`account_refusal`). Read on every payment; building the query
+ * through the ORM cost about twice the CPU of this statement (bench/README.md).
  */
 export async function findHolderAccount(em: EntityManager, accountId: string, holderId: string, tenantId: string): Promise<Account | null> {
   const row = await readBatched(em, HOLDER_ACCOUNT, [accountId, holderId, tenantId]);
