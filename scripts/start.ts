@@ -4,10 +4,11 @@
  * worker, restarting any of them that crashes. Ctrl-C (or SIGTERM) stops everything in reverse order; data stays in ./data for the next start.
  * Set DATABASE_URL to use another PostgreSQL, TEMPORAL_ADDRESS to use another Temporal server.
  */
+import { dirname } from 'node:path';
 import { EMBEDDED_DATABASE, loadConfigOrExit } from '../src/config.ts';
 import { openDatabase } from '../src/database.ts';
 import { migrate } from '../src/persistence/orm.ts';
-import { backgroundNice, spawnService, waitForHttp, waitForLine } from './lib/processes.ts';
+import { backgroundCpuGroup, backgroundNice, spawnService, waitForHttp, waitForLine } from './lib/processes.ts';
 import { createSupervisor, stopOnSignals } from './lib/supervisor.ts';
 import { ensureTemporalBinary } from './lib/temporal-binary.ts';
 import { startTemporalDevServer } from './lib/temporal-server.ts';
@@ -20,6 +21,7 @@ const externalTemporal = Boolean(process.env.TEMPORAL_ADDRESS);
 
 const config = loadConfigOrExit(env);
 const nice = backgroundNice(env);
+const cpuGroup = backgroundCpuGroup(env);
 
 const supervisor = createSupervisor(say);
 const stopAll = stopOnSignals(supervisor, say);
@@ -56,6 +58,7 @@ try {
       dbFile: './data/temporal.db',
       namespace: config.TEMPORAL_NAMESPACE,
       nice,
+      cpuGroup,
     };
     await supervisor.keep({ name: 'temporal', start: async () => (await startTemporalDevServer(options)).process });
     say(`Temporal dev server: ${config.TEMPORAL_ADDRESS} (history in ./data/temporal.db), UI: http://127.0.0.1:8233`);
@@ -80,10 +83,13 @@ try {
     await supervisor.keep({ name: 'sandbox-psp', start: async () => spawnService({ name: 'sandbox-psp', command: node, args: ['src/sandbox/psp/main.ts'], env, inheritOutput: true }) });
     await waitForHttp(`http://${config.HOST}:${env.SANDBOX_PSP_PORT}/health`, 60_000);
   }
-  // The worker runs behind the requests (BACKGROUND_NICE), the api at the default priority.
-  const services = [['worker', ['worker/main.ts'], nice], ['api', ['--max-semi-space-size=32', 'src/main.ts'], 0]] as const;
-  for (const [name, args, niceness] of services) {
-    await supervisor.keep({ name, start: async () => spawnService({ name, command: node, args: [...args], env, inheritOutput: true, nice: niceness }) });
+  // The worker runs behind the requests (BACKGROUND_NICE, and BACKGROUND_IDLE when set), the api at the default priority.
+  const services = [
+    ['worker', ['worker/main.ts'], { nice, cpuGroup }],
+    ['api', ['--max-semi-space-size=32', 'src/main.ts'], {}],
+  ] as const;
+  for (const [name, args, priority] of services) {
+    await supervisor.keep({ name, start: async () => spawnService({ name, command: node, args: [...args], env, inheritOutput: true, ...priority }) });
   }
   const holderUrl = `http://${config.HOST}:${config.PORT}`;
   const integrationUrl = `http://${config.HOST}:${config.API_PORT}`;
@@ -97,7 +103,11 @@ try {
   if (sandbox) say(`  sandbox PSP      http://${config.HOST}:${env.SANDBOX_PSP_PORT}   (notifies ${env.SANDBOX_PSP_NOTIFY_URL})`);
   else say(`  Pix provider     ${config.PIX_PROVIDER_URL}`);
   say(`  worker           task queue "${config.TEMPORAL_TASK_QUEUE}"${sandbox ? ', sandbox on' : ''}`);
-  if (nice) say(`The worker${temporalBinary ? ' and the Temporal server run' : ' runs'} behind the requests: nice ${nice} (BACKGROUND_NICE, 0 turns it off).`);
+  const behind = [
+    nice ? `nice ${nice} (BACKGROUND_NICE, 0 turns it off)` : null,
+    cpuGroup ? `in the idle cpu cgroup ${dirname(cpuGroup)} (BACKGROUND_IDLE=1)` : null,
+  ].filter(Boolean);
+  if (behind.length) say(`The worker${temporalBinary ? ' and the Temporal server run' : ' runs'} behind the requests: ${behind.join(', ')}.`);
   say('A service that crashes is restarted (backoff 1 s to 30 s). Ctrl-C stops everything.');
 } catch (err) {
   process.stderr.write(`[start] ${err instanceof Error ? err.message : String(err)}\n`);

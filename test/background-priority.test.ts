@@ -1,6 +1,7 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { basename, dirname } from 'node:path';
 import { expect, test } from '@jest/globals';
-import { backgroundNice, spawnService } from '../scripts/lib/processes.ts';
+import { backgroundCpuGroup, backgroundNice, spawnService } from '../scripts/lib/processes.ts';
 
 /** A process's nice value: field 19 of /proc/<pid>/stat, counted after the command's name in parentheses. */
 const niceOf = (pid: number) => Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[16]);
@@ -35,6 +36,37 @@ test.each([
     // Its own session is its own autogroup (when the kernel has them), whose nice orders it against the other services.
     const autogroup = autogroupOf(pid);
     if (autogroup !== null) expect(autogroup).toMatch(new RegExp(`nice ${expected}\\s*$`));
+  } finally {
+    await service.stop();
+  }
+});
+
+test('BACKGROUND_IDLE: 0 unless set, 0 makes no cpu cgroup, anything but 0 or 1 refused', () => {
+  expect(backgroundCpuGroup({})).toBeNull();
+  expect(backgroundCpuGroup({ BACKGROUND_IDLE: '0' })).toBeNull();
+  for (const bad of ['2', 'yes', 'true', '']) expect(() => backgroundCpuGroup({ BACKGROUND_IDLE: bad })).toThrow(/BACKGROUND_IDLE must be 0 or 1/);
+});
+
+/** The cpu cgroup a process is in: cgroup v1's `cpu` line of /proc/<pid>/cgroup, or v2's single one. */
+const cpuCgroupOf = (pid: number) => {
+  const lines = readFileSync(`/proc/${pid}/cgroup`, 'utf8').trim().split('\n');
+  const v1 = lines.find((line) => line.split(':')[1]!.split(',').includes('cpu'));
+  return (v1 ?? lines.find((line) => line.startsWith('0::'))!).split(':')[2];
+};
+
+test('BACKGROUND_IDLE=1: a service spawned into the background cpu cgroup runs there, and the group is idle (where this machine lets a cgroup be made)', async () => {
+  const procs = backgroundCpuGroup({ BACKGROUND_IDLE: '1' });
+  // Root with cgroup v1's cpu hierarchy (this machine, and CI on it): the group is made. Elsewhere it may not be.
+  if (process.getuid?.() === 0 && existsSync('/sys/fs/cgroup/cpu/cpu.shares')) expect(procs).not.toBeNull();
+  if (!procs) return;
+  const group = dirname(procs);
+  expect(readFileSync(`${group}/cpu.idle`, 'utf8').trim()).toBe('1');
+  const service = spawnService({ name: 'sleeper', command: process.execPath, args: ['-e', 'setInterval(() => undefined, 1000)'], cpuGroup: procs });
+  try {
+    const pid = service.child.pid!;
+    expect(cpuCgroupOf(pid)).toBe(`/${basename(group)}`);
+    expect(readFileSync(procs, 'utf8').split('\n')).toContain(String(pid));
+    expect(cpuCgroupOf(process.pid)).not.toBe(`/${basename(group)}`);
   } finally {
     await service.stop();
   }

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 
 export interface ManagedProcess {
@@ -26,6 +26,11 @@ export interface SpawnOptions {
    * beside the request path on the same machine (`backgroundNice`).
    */
   nice?: number;
+  /**
+   * A cpu cgroup's `cgroup.procs` file the service joins as soon as it is spawned, with all its threads and the
+   * processes it starts later (`backgroundCpuGroup`).
+   */
+  cpuGroup?: string | null;
 }
 
 /**
@@ -39,6 +44,55 @@ export function backgroundNice(env: NodeJS.ProcessEnv = process.env): number {
   const nice = Number(text);
   if (!/^\d+$/.test(text) || nice > 19) throw new Error(`BACKGROUND_NICE must be a whole number from 0 to 19, not ${JSON.stringify(text)}`);
   return nice;
+}
+
+/**
+ * The cpu cgroup of the services behind the requests on one machine, whose `cpu.idle` is 1, when `BACKGROUND_IDLE` is
+ * 1 (0 unless set): the kernel schedules the group as it schedules SCHED_IDLE threads, so a thread of the api,
+ * PostgreSQL or the PSP that wakes takes a core from it at once, where behind a nice value it waited for the
+ * background's slice to end, and the group gets only the CPU the others leave. Within the group, nice orders its
+ * threads as before. Off unless asked for: it also leaves the settlement so little of a busy machine that a steady
+ * load near what the machine settles falls behind (bench/README.md, "An idle cpu cgroup for the background"). Needs a
+ * cpu controller this process may write (root, with cgroup v1's `cpu` hierarchy or cgroup v2's root with `cpu`
+ * enabled) and Linux 5.15 or later (`cpu.idle`); elsewhere null, and the nice value is all there is. Returns the
+ * group's `cgroup.procs` file (`SpawnOptions.cpuGroup`).
+ */
+export function backgroundCpuGroup(env: NodeJS.ProcessEnv = process.env): string | null {
+  const text = env.BACKGROUND_IDLE ?? '0';
+  if (text !== '0' && text !== '1') throw new Error(`BACKGROUND_IDLE must be 0 or 1, not ${JSON.stringify(text)}`);
+  if (text === '0' || process.platform !== 'linux') return null;
+  const root = cpuControllerRoot();
+  if (!root) return null;
+  const group = `${root}/banking-background`;
+  try {
+    mkdirSync(group, { recursive: true });
+    writeFileSync(`${group}/cpu.idle`, '1');
+    return `${group}/cgroup.procs`;
+  } catch {
+    // Not permitted here (not root, a read-only cgroup file system, a kernel before cpu.idle).
+    return null;
+  }
+}
+
+/** Where cpu cgroups are made: cgroup v1's `cpu` hierarchy, or cgroup v2's root when it hands `cpu` to its children. */
+function cpuControllerRoot(): string | null {
+  if (existsSync('/sys/fs/cgroup/cpu/cpu.shares')) return '/sys/fs/cgroup/cpu';
+  try {
+    const words = (file: string) => readFileSync(`/sys/fs/cgroup/${file}`, 'utf8').split(/\s+/);
+    if (words('cgroup.controllers').includes('cpu') && words('cgroup.subtree_control').includes('cpu')) return '/sys/fs/cgroup';
+  } catch {
+    // No cgroup v2 mounted at /sys/fs/cgroup.
+  }
+  return null;
+}
+
+function joinCpuGroup(procs: string, pid: number | undefined): void {
+  if (pid === undefined) return;
+  try {
+    writeFileSync(procs, String(pid));
+  } catch {
+    // The process is already gone, or the group was removed meanwhile: it runs where it was spawned.
+  }
 }
 
 /**
@@ -69,6 +123,7 @@ export function spawnService(o: SpawnOptions): ManagedProcess {
   const [command, args] = nice ? ['nice', ['-n', String(nice), o.command, ...o.args]] : [o.command, o.args];
   const child = spawn(command, args, { env: o.env ?? process.env, stdio: ['ignore', output, output], detached: true });
   if (nice) setAutogroupNice(child.pid, nice);
+  if (o.cpuGroup) joinCpuGroup(o.cpuGroup, child.pid);
   if (!o.inheritOutput) {
     for (const stream of ['stdout', 'stderr'] as const) {
       createInterface({ input: child[stream]! }).on('line', (line) => o.onLine?.(line, stream));

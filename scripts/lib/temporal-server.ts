@@ -19,6 +19,8 @@ export interface TemporalDevServerOptions {
   namespace: string;
   /** A lower CPU priority for the server (`SpawnOptions.nice`); absent in tests. */
   nice?: number;
+  /** The cpu cgroup the server joins (`SpawnOptions.cpuGroup`); absent in tests. */
+  cpuGroup?: string | null;
   log?: (line: string) => void;
 }
 
@@ -49,6 +51,7 @@ export async function startTemporalDevServer(o: TemporalDevServerOptions): Promi
     args,
     env: { ...process.env, ...goMemoryDefaults() },
     nice: o.nice,
+    cpuGroup: o.cpuGroup,
     onLine: (line) => {
       output.push(line);
       if (output.length > 200) output.shift();
