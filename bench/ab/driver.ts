@@ -4,8 +4,8 @@
  * Imports the bench library of the tree it measures (TREE), so each side runs its own version against its platform.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { payByKey, setUpPixPayers } from '../lib/pix-load.ts';
 import { LOAD_SECONDS, SLOT_MS } from './slots.ts';
 
 const TREE = process.env.TREE!;
@@ -20,44 +20,18 @@ const OUT = process.env.OUT!;
 const lib = await import(`${TREE}/bench/lib/platform.ts`);
 const { closeHttp, request } = await import(`${TREE}/bench/lib/http.ts`);
 const tl = await import(`${TREE}/bench/lib/tev-load.ts`);
-const { Latencies } = await import(`${TREE}/bench/lib/stats.ts`);
 const pool = lib.openPool();
 const tev = await tl.setUpTev(pool, 50);
-// Pix payers (PIN-exempt tenant, client tokens).
-const { tenantId } = await lib.admin('tenant:create', '--name', `bench-ab ${NAME}`, '--pin-exempt');
-const holders = await lib.registerHolders(pool, tenantId, 16, 'Pagador AB');
-await lib.fundAccounts(tenantId, holders.map((h: any) => h.account), () => 100_000_000n);
-const { key } = await lib.admin('tenant-key:create', '--tenant', tenantId);
-const tokens = await lib.mapLimit(holders, 4, (h: any) => lib.clientToken(tenantId, key, h.holder.document));
-const payers = holders.map((h: any, i: number) => ({ accountId: h.account.id, token: tokens[i] }));
+const { tenantId, payers } = await setUpPixPayers(lib, pool, `bench-ab ${NAME}`, 16);
 writeFileSync(`${OUT}/${NAME}.ready`, '');
 while (!existsSync(`${OUT}/start`)) await sleep(200);
 const t0 = Number(readFileSync(`${OUT}/start`, 'utf8'));
 const results: any[] = [];
 /** PIX_CLIENTS clients paying R$ 0.01 to random EVP keys back to back for `seconds`: accepted (201 or 202) per second. */
 async function pix(seconds: number) {
-  const latencies = new Latencies();
-  let accepted = 0;
-  let refused = 0;
-  const start = performance.now();
-  const deadline = start + seconds * 1000;
-  await Promise.all(
-    Array.from({ length: PIX_CLIENTS }, async (_, i) => {
-      const payer = payers[i % payers.length];
-      while (performance.now() < deadline) {
-        const sent = performance.now();
-        const { status } = await request('POST', `${lib.holderUrl}/pix/payment`, {
-          body: { accountId: payer.accountId, pixKey: randomUUID(), pixKeyType: 'EVP', amount: 0.01 },
-          headers: { 'x-tenant-id': tenantId, authorization: `Bearer ${payer.token}`, 'idempotency-key': randomUUID() },
-        });
-        latencies.add(performance.now() - sent);
-        if (status === 201 || status === 202) accepted++;
-        else refused++;
-      }
-    }),
-  );
+  const { rate, latencies, refused } = await payByKey({ holderUrl: lib.holderUrl, request, tenantId, payers, clients: PIX_CLIENTS, ms: seconds * 1000 });
   const { p50, p99 } = latencies.summary();
-  return { rate: accepted / ((performance.now() - start) / 1000), p50, p99, refused };
+  return { rate, p50, p99, refused };
 }
 // Slots: TEV rounds first (2 slots a round), then Pix rounds.
 for (let round = 0; round < 2 * ROUNDS; round++) {
