@@ -8,7 +8,7 @@ import { dirname } from 'node:path';
 import { EMBEDDED_DATABASE, loadConfigOrExit } from '../src/config.ts';
 import { openDatabase } from '../src/database.ts';
 import { migrate } from '../src/persistence/orm.ts';
-import { backgroundCpuGroup, backgroundNice, spawnService, waitForHttp, waitForLine } from './lib/processes.ts';
+import { backgroundCpuGroup, backgroundNice, spawnService, type BackgroundPriority, waitForHttp, waitForLine } from './lib/processes.ts';
 import { createSupervisor, stopOnSignals } from './lib/supervisor.ts';
 import { ensureTemporalBinary } from './lib/temporal-binary.ts';
 import { startTemporalDevServer } from './lib/temporal-server.ts';
@@ -20,8 +20,7 @@ const externalDatabase = Boolean(process.env.DATABASE_URL);
 const externalTemporal = Boolean(process.env.TEMPORAL_ADDRESS);
 
 const config = loadConfigOrExit(env);
-const nice = backgroundNice(env);
-const cpuGroup = backgroundCpuGroup(env);
+const background: BackgroundPriority = { nice: backgroundNice(env), cpuGroup: backgroundCpuGroup(env) };
 
 const supervisor = createSupervisor(say);
 const stopAll = stopOnSignals(supervisor, say);
@@ -57,8 +56,7 @@ try {
       uiPort: 8233,
       dbFile: './data/temporal.db',
       namespace: config.TEMPORAL_NAMESPACE,
-      nice,
-      cpuGroup,
+      priority: background,
     };
     await supervisor.keep({ name: 'temporal', start: async () => (await startTemporalDevServer(options)).process });
     say(`Temporal dev server: ${config.TEMPORAL_ADDRESS} (history in ./data/temporal.db), UI: http://127.0.0.1:8233`);
@@ -85,7 +83,7 @@ try {
   }
   // The worker runs behind the requests (BACKGROUND_NICE, and BACKGROUND_IDLE when set), the api at the default priority.
   const services = [
-    ['worker', ['worker/main.ts'], { nice, cpuGroup }],
+    ['worker', ['worker/main.ts'], background],
     ['api', ['--max-semi-space-size=32', 'src/main.ts'], {}],
   ] as const;
   for (const [name, args, priority] of services) {
@@ -104,8 +102,8 @@ try {
   else say(`  Pix provider     ${config.PIX_PROVIDER_URL}`);
   say(`  worker           task queue "${config.TEMPORAL_TASK_QUEUE}"${sandbox ? ', sandbox on' : ''}`);
   const behind = [
-    nice ? `nice ${nice} (BACKGROUND_NICE, 0 turns it off)` : null,
-    cpuGroup ? `in the idle cpu cgroup ${dirname(cpuGroup)} (BACKGROUND_IDLE=1)` : null,
+    background.nice ? `nice ${background.nice} (BACKGROUND_NICE, 0 turns it off)` : null,
+    background.cpuGroup ? `in the idle cpu cgroup ${dirname(background.cpuGroup)} (BACKGROUND_IDLE=1)` : null,
   ].filter(Boolean);
   if (behind.length) say(`The worker${temporalBinary ? ' and the Temporal server run' : ' runs'} behind the requests: ${behind.join(', ')}.`);
   say('A service that crashes is restarted (backoff 1 s to 30 s). Ctrl-C stops everything.');

@@ -33,6 +33,9 @@ export interface SpawnOptions {
   cpuGroup?: string | null;
 }
 
+/** How a service that works behind the requests is spawned: its nice value and cpu cgroup. */
+export type BackgroundPriority = Pick<SpawnOptions, 'nice' | 'cpuGroup'>;
+
 /**
  * The nice value of the services that work behind the requests on one machine (the Temporal server and the worker):
  * `BACKGROUND_NICE`, 10 unless set (0 turns it off). What they do waits anyway (a payout's settlement, a webhook's

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Connection } from '@temporalio/client';
-import { spawnService, type ManagedProcess } from './processes.ts';
+import { spawnService, type BackgroundPriority, type ManagedProcess } from './processes.ts';
 
 export interface TemporalDevServer {
   address: string;
@@ -17,10 +17,8 @@ export interface TemporalDevServerOptions {
   /** null: in memory (tests); a path keeps workflow history across restarts. */
   dbFile: string | null;
   namespace: string;
-  /** A lower CPU priority for the server (`SpawnOptions.nice`); absent in tests. */
-  nice?: number;
-  /** The cpu cgroup the server joins (`SpawnOptions.cpuGroup`); absent in tests. */
-  cpuGroup?: string | null;
+  /** The server's place behind the request path (`SpawnOptions.nice`, `cpuGroup`); absent in tests. */
+  priority?: BackgroundPriority;
   log?: (line: string) => void;
 }
 
@@ -50,8 +48,7 @@ export async function startTemporalDevServer(o: TemporalDevServerOptions): Promi
     command: o.binary,
     args,
     env: { ...process.env, ...goMemoryDefaults() },
-    nice: o.nice,
-    cpuGroup: o.cpuGroup,
+    ...o.priority,
     onLine: (line) => {
       output.push(line);
       if (output.length > 200) output.shift();
