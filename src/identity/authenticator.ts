@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Authenticator } from '../http/route.ts';
 import type { PlatformContext } from '../platform-context.ts';
 import { refusals, unauthorized } from '../shared/errors.ts';
+import type { CredentialCache } from '../tenants/credential-cache.ts';
 import { activeTenantKey } from '../tenants/service.ts';
 import type { Holder } from './entities.ts';
 import { findTenantHolder } from './holder-store.ts';
@@ -15,6 +16,8 @@ export interface HolderAuth {
   pinExempt: boolean;
   /** The request's unit of work. */
   em: EntityManager;
+  /** What this api keeps of the holder between requests, forgotten as soon as the holder changes (`payingAccount`). */
+  kept: Pick<CredentialCache, 'getPart'>;
 }
 
 /**
@@ -34,10 +37,14 @@ export function holderAuthenticator({ config, orm, credentials }: PlatformContex
       const em = orm.em.fork();
       const tenantKey = claims.kid ? await activeTenantKey(em, credentials, claims.tid, claims.kid) : null;
       if (claims.kid && !tenantKey) throw unauthorized('ISSUING_KEY_REVOKED');
-      const holder = await findTenantHolder(em, claims.sub, claims.tid);
-      if (!holder || holder.type !== claims.type) throw unauthorized('HOLDER_UNKNOWN');
+      // Kept between requests until the database announces a change of the holder (src/identity/sql/holder_standing.sql):
+      // read on every request, it was a third of a Pix payment's statements. Frozen: every request shares it.
+      const holder = await credentials.get(`hld:${claims.sub}`, async () => freeze(await findTenantHolder(em, claims.sub, claims.tid)), { keepNull: false });
+      if (!holder || holder.tenantId !== claims.tid || holder.type !== claims.type) throw unauthorized('HOLDER_UNKNOWN');
       assertNotBlocked(holder);
-      return { holder, claims, pinExempt: Boolean(tenantKey?.pinExempt), em };
+      return { holder, claims, pinExempt: Boolean(tenantKey?.pinExempt), em, kept: credentials };
     },
   };
 }
+
+const freeze = <T>(value: T): T => (value === null ? value : Object.freeze(value));

@@ -11,7 +11,7 @@ import { Holder } from './entities.ts';
  * (else 401), is through KYC (else 403) and the account APPROVED (else 403). It lives with the holders, above
  * accounts/ and tenants/: it takes either host's caller.
  */
-function assertOperating(account: Account): void {
+function assertOperating(account: Pick<Account, 'moneyRefusal'>): void {
   if (account.moneyRefusal) throw new DomainError(account.moneyRefusal);
 }
 assertOperating.raises = refusals(...MONEY_REFUSALS);
@@ -23,6 +23,25 @@ export async function operatingAccount(auth: HolderAuth, accountId: string): Pro
   return account;
 }
 operatingAccount.raises = refusals(getOwnAccount, assertOperating);
+
+/** What a payment needs of the paying account: whose it is, whether it may move money, and who approves its payments. */
+export type AccountStanding = Readonly<Pick<Account, 'id' | 'tenantId' | 'holderId' | 'status' | 'approverHolderId' | 'moneyRefusal'>>;
+
+/**
+ * The caller's own account, ready to move money, as `operatingAccount` answers it, without its balance: kept with the
+ * holder between requests (`HolderAuth.kept`), and forgotten with it when the account's status, approver or owner
+ * changes, or the holder does (src/identity/sql/holder_standing.sql). The debit applies the same rule again, in its
+ * transaction, on the rows it locks.
+ */
+export async function payingAccount(auth: HolderAuth, accountId: string): Promise<AccountStanding> {
+  const account = await auth.kept.getPart(`hld:${auth.holder.id}`, accountId, async () => standingOf(await getOwnAccount(auth.em, auth.holder, accountId)));
+  assertOperating(account);
+  return account;
+}
+payingAccount.raises = refusals(getOwnAccount, assertOperating);
+
+const standingOf = ({ id, tenantId, holderId, status, approverHolderId, moneyRefusal }: Account): AccountStanding =>
+  Object.freeze({ id, tenantId, holderId, status, approverHolderId, moneyRefusal });
 
 /** A Pix account the API key reaches, ready to move money, with its holder. */
 export async function operatingPixAccount(auth: IntegrationAuth, pixAccountId: string): Promise<{ account: Account; holder: Holder }> {

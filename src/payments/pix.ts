@@ -1,10 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Account } from '../accounts/entities.ts';
 import { holdForApproval, type Held } from '../approvals/service.ts';
 import { isTrustedReceiver } from '../contacts/receiver.ts';
 import { handOffUncertain } from '../handoff/dispatch.ts';
 import type { HolderAuth } from '../identity/authenticator.ts';
-import { operatingAccount } from '../identity/operating-account.ts';
+import { payingAccount, type AccountStanding } from '../identity/operating-account.ts';
 import { checkPin } from '../identity/pin.ts';
 import { definitelyRefused } from '../persistence/database-errors.ts';
 import { amountToPay, parseBrCode, type BrCode } from '../pix/brcode.ts';
@@ -40,7 +39,7 @@ export interface PayoutView {
 
 interface HolderPayer {
   auth: HolderAuth;
-  /** The caller's own account, checked here (`operatingAccount`). */
+  /** The caller's own account, checked here (`payingAccount`). */
   accountId: string;
   pin: string | undefined;
   idempotencyKey: string;
@@ -51,11 +50,11 @@ interface Payer {
   em: EntityManager;
   tenantId: string;
   requesterHolderId: string;
-  account: Account;
+  account: AccountStanding;
   idempotencyKey: string;
 }
 
-const payerOf = (request: HolderPayer, account: Account): Payer => ({
+const payerOf = (request: HolderPayer, account: AccountStanding): Payer => ({
   em: request.auth.em,
   tenantId: request.auth.holder.tenantId,
   requesterHolderId: request.auth.holder.id,
@@ -68,10 +67,10 @@ const payerOf = (request: HolderPayer, account: Account): Payer => ({
  * both, and the directory is a network round trip. The account's refusal comes first, as if it had been read first;
  * the directory's answer is then dropped (asking it moved nothing).
  */
-async function accountAndReceiver(ctx: PaymentContext, request: KeyPayment): Promise<{ account: Account; beneficiary: Beneficiary }> {
+async function accountAndReceiver(ctx: PaymentContext, request: KeyPayment): Promise<{ account: AccountStanding; beneficiary: Beneficiary }> {
   const lookup = ctx.pixProvider.resolveKey(request.pixKeyType, request.pixKey);
   lookup.catch(() => undefined);
-  const account = await operatingAccount(request.auth, request.accountId);
+  const account = await payingAccount(request.auth, request.accountId);
   const beneficiary = await lookup;
   if (!beneficiary) throw new DomainError('PIX_KEY_NOT_FOUND');
   return { account, beneficiary };
@@ -123,7 +122,7 @@ export async function payAuthorizedPixKey(ctx: PaymentContext, request: Authoriz
  */
 export async function payQrCode(ctx: PaymentContext, request: QrCodePayment): Promise<PaymentAnswer> {
   // The account before the code: a payer that may not pay learns that first, whatever it scanned.
-  const account = await operatingAccount(request.auth, request.accountId);
+  const account = await payingAccount(request.auth, request.accountId);
   const code = parseBrCode(request.qrCode);
   if (code.url !== null) return payDynamicCode(ctx, request, account, { ...code, url: code.url });
   const amountCents = amountToPay(code, request.amountCents);
@@ -142,7 +141,7 @@ export async function payQrCode(ctx: PaymentContext, request: QrCodePayment): Pr
   });
 }
 
-async function payDynamicCode(ctx: PaymentContext, request: QrCodePayment, account: Account, code: BrCode & { url: string }): Promise<PaymentAnswer> {
+async function payDynamicCode(ctx: PaymentContext, request: QrCodePayment, account: AccountStanding, code: BrCode & { url: string }): Promise<PaymentAnswer> {
   // The PIN first: the platform fetches a code's location only for a holder allowed to pay.
   await checkPin(request.auth, ctx.config, request.pin);
   // A retry must answer what the first request did, even though the charge it paid no longer reads as payable.
@@ -228,8 +227,8 @@ function limitExceeded(payoutId: string, breach: LimitBreach | null): DomainErro
 
 // Declared last: they name the steps above. The debit answers through outcomeOf (the queue's and the direct call's alike).
 pay.raises = refusals(holdForApproval, outcomeOf, answerOf, 'PAYMENT_NOT_DEBITED');
-accountAndReceiver.raises = refusals(operatingAccount, 'PIX_KEY_NOT_FOUND', 'PIX_PROVIDER_UNAVAILABLE');
+accountAndReceiver.raises = refusals(payingAccount, 'PIX_KEY_NOT_FOUND', 'PIX_PROVIDER_UNAVAILABLE');
 payPixKey.raises = refusals(accountAndReceiver, checkPin, pay);
 payAuthorizedPixKey.raises = refusals(pay, 'PIX_KEY_NOT_FOUND', 'PIX_PROVIDER_UNAVAILABLE');
 payDynamicCode.raises = refusals(checkPin, retriedQrPayout, answerOf, readScannedCharge, scannedChargeAmount, pay, 'PIX_KEY_NOT_FOUND', 'PIX_PROVIDER_UNAVAILABLE');
-payQrCode.raises = refusals(operatingAccount, checkPin, pay, 'PIX_KEY_NOT_FOUND', 'PIX_PROVIDER_UNAVAILABLE', payDynamicCode);
+payQrCode.raises = refusals(payingAccount, checkPin, pay, 'PIX_KEY_NOT_FOUND', 'PIX_PROVIDER_UNAVAILABLE', payDynamicCode);

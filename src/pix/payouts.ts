@@ -20,7 +20,8 @@ import type { Beneficiary, PayoutSubmission, PixProvider, ProviderPayoutState } 
 
 export interface PayoutRequest {
   tenantId: string;
-  account: Account;
+  /** The paying account: its id is what the debit needs of it (the debit reads and locks the row itself). */
+  account: Pick<Account, 'id'>;
   channel: PayoutChannel;
   amountCents: bigint;
   pixKey: string;

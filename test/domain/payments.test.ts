@@ -96,7 +96,7 @@ const requireApproval = (w: World) => sql('update account set approver_holder_id
 async function payerAuth(w: World, pinExempt = false): Promise<HolderAuth> {
   const em = db.em();
   const holder = await em.findOneOrFail(Holder, { id: w.payer.holderId });
-  return { holder, claims: verifyHolderToken(ctx.config, issueHolderToken(ctx.config, holder)), pinExempt, em };
+  return { holder, claims: verifyHolderToken(ctx.config, issueHolderToken(ctx.config, holder)), pinExempt, em, kept: { getPart: (_ref, _part, load) => load() } };
 }
 
 const tevRequest = (w: World, amountCents: bigint, idempotencyKey = randomUUID()): TevRequest => ({
