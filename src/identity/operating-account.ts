@@ -24,8 +24,11 @@ export async function operatingAccount(auth: HolderAuth, accountId: string): Pro
 }
 operatingAccount.raises = refusals(getOwnAccount, assertOperating);
 
-/** What a payment needs of the paying account: whose it is, whether it may move money, and who approves its payments. */
-export type AccountStanding = Readonly<Pick<Account, 'id' | 'tenantId' | 'holderId' | 'status' | 'approverHolderId' | 'moneyRefusal'>>;
+/**
+ * What a payment needs of the paying account: whose it is, its branch, whether it may move money, and who approves its
+ * payments.
+ */
+export type AccountStanding = Readonly<Pick<Account, 'id' | 'tenantId' | 'holderId' | 'agency' | 'status' | 'approverHolderId' | 'moneyRefusal'>>;
 
 /**
  * The caller's own account, ready to move money, as `operatingAccount` answers it, without its balance: kept with the
@@ -40,8 +43,8 @@ export async function payingAccount(auth: HolderAuth, accountId: string): Promis
 }
 payingAccount.raises = refusals(getOwnAccount, assertOperating);
 
-const standingOf = ({ id, tenantId, holderId, status, approverHolderId, moneyRefusal }: Account): AccountStanding =>
-  Object.freeze({ id, tenantId, holderId, status, approverHolderId, moneyRefusal });
+const standingOf = ({ id, tenantId, holderId, agency, status, approverHolderId, moneyRefusal }: Account): AccountStanding =>
+  Object.freeze({ id, tenantId, holderId, agency, status, approverHolderId, moneyRefusal });
 
 /** A Pix account the API key reaches, ready to move money, with its holder. */
 export async function operatingPixAccount(auth: IntegrationAuth, pixAccountId: string): Promise<{ account: Account; holder: Holder }> {

@@ -5,7 +5,7 @@ import { accountIdParams, tenantHeaders } from '../http/common-schemas.ts';
 import type { Authenticator } from '../http/route.ts';
 import { defineRoute } from '../http/route.ts';
 import type { HolderAuth } from '../identity/authenticator.ts';
-import { operatingAccount } from '../identity/operating-account.ts';
+import { payingAccount } from '../identity/operating-account.ts';
 import { pinSchema } from '../identity/pin.ts';
 import { idempotencyKey } from '../shared/idempotency.ts';
 import { centsAmountSchema, reaisAmountSchema } from '../shared/money.ts';
@@ -50,9 +50,9 @@ export function registerHolderTevPaymentRoutes(router: Router, registry: OpenAPI
         example: { tev: tevExamples.submittedUnknown },
       },
     },
-    raises: [operatingAccount, payTevAsHolder],
+    raises: [payingAccount, payTevAsHolder],
     async handler({ auth: a, params, body, headers }) {
-      const source = await operatingAccount(a, params.accountId);
+      const source = await payingAccount(a, params.accountId);
       const outcome = await payTevAsHolder(ctx, a, body.pin, {
         tenantId: a.holder.tenantId,
         sourceAccountId: source.id,
