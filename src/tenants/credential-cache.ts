@@ -24,8 +24,11 @@ export interface CredentialCache {
 
 /** Even with a healthy listener, an entry is read again after this long. */
 const TTL_MS = 60_000;
-/** The most entries kept; the oldest is forgotten first (holders are many, and most are not in use). */
-const MAX_ENTRIES = 20_000;
+/**
+ * The most entries kept; the oldest is forgotten first (holders are many, and most are not in use). As many as the
+ * verified tokens an api remembers (`VERIFIED_TOKENS_MAX`), each a holder's.
+ */
+const MAX_ENTRIES = 10_000;
 const RELISTEN_MS = 1000;
 
 interface Entry {
