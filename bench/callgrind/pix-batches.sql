@@ -22,7 +22,8 @@ select b, (select jsonb_agg(jsonb_build_object(
                  'workflowId', 'pix-payout-x' || b || '-' || i,
                  'args', jsonb_build_array(jsonb_build_object('payoutId', 'x' || b || '-' || i, 'notificationWaitMs', 2000, 'longestWaitMs', 600000)),
                  'searchAttributes', jsonb_build_object('TenantId', s.tenant_id, 'AccountId', s.id, 'PayoutId', 'x' || b || '-' || i),
-                 'reusePolicy', 'ALLOW_DUPLICATE_FAILED_ONLY')) order by i)
+                 'reusePolicy', 'ALLOW_DUPLICATE_FAILED_ONLY'),
+             'approval', 'ASK') order by i)
              from generate_series(1, 8) i
              join cg_payer s on s.k = 1 + (b * 8 + i) % (select count(*) from cg_payer))
   from generate_series(1, 60) b;

@@ -233,7 +233,8 @@ function tevItemOutcome(settled: Settlement): Omit<ItemOutcome, 'ord'> {
 
 /**
  * Pix items through `debit_pix_payout_batch`, as the request path debits a payment by key: each its own payout,
- * debited with its settlement workflow's hand-off (due at once, started by the worker's reconciler).
+ * debited with its settlement workflow's hand-off (due at once, started by the worker's reconciler). An account under
+ * dual approval had the batch approved as a whole before it started (its TEVs go with origin `BATCH`).
  */
 async function debitPixItems(em: EntityManager, config: ExecutionConfig, batch: PaymentBatch, items: BatchItem[]): Promise<ItemOutcome[]> {
   const requests: DebitRequest[] = items.map((item) => {
@@ -250,6 +251,7 @@ async function debitPixItems(em: EntityManager, config: ExecutionConfig, batch: 
         idempotencyKey: itemIdempotencyKey(batch.id, item.externalRef),
         requestHash: payoutRequestHash(payment),
       },
+      approval: 'GRANTED',
       handOff: {
         taskQueue: config.TEMPORAL_TASK_QUEUE,
         start: pixPayoutStart({ payoutId: item.payoutId!, tenantId: batch.tenantId, accountId: batch.accountId, timing: payoutTiming(config) }),

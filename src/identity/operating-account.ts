@@ -25,16 +25,16 @@ export async function operatingAccount(auth: HolderAuth, accountId: string): Pro
 operatingAccount.raises = refusals(getOwnAccount, assertOperating);
 
 /**
- * What a payment needs of the paying account: whose it is, its branch, whether it may move money, and who approves its
- * payments.
+ * What a payment needs of the paying account: whose it is, its branch, and whether it may move money. Not who approves
+ * its payments: the debit decides dual approval on the row it locks.
  */
-export type AccountStanding = Readonly<Pick<Account, 'id' | 'tenantId' | 'holderId' | 'agency' | 'status' | 'approverHolderId' | 'moneyRefusal'>>;
+export type AccountStanding = Readonly<Pick<Account, 'id' | 'tenantId' | 'holderId' | 'agency' | 'status' | 'moneyRefusal'>>;
 
 /**
  * The caller's own account, ready to move money, as `operatingAccount` answers it, without its balance: kept with the
- * holder between requests (`HolderAuth.kept`), and forgotten with it when the account's status, approver or owner
- * changes, or the holder does (src/identity/sql/holder_standing.sql). The debit applies the same rule again, in its
- * transaction, on the rows it locks.
+ * holder between requests (`HolderAuth.kept`), and forgotten with it when the account's status or owner changes, or
+ * the holder does (src/identity/sql/holder_standing.sql). The debit applies the same rule again, in its transaction,
+ * on the rows it locks.
  */
 export async function payingAccount(auth: HolderAuth, accountId: string): Promise<AccountStanding> {
   const account = await auth.kept.getPart(`hld:${auth.holder.id}`, accountId, async () => standingOf(await getOwnAccount(auth.em, auth.holder, accountId)));
@@ -43,8 +43,8 @@ export async function payingAccount(auth: HolderAuth, accountId: string): Promis
 }
 payingAccount.raises = refusals(getOwnAccount, assertOperating);
 
-const standingOf = ({ id, tenantId, holderId, agency, status, approverHolderId, moneyRefusal }: Account): AccountStanding =>
-  Object.freeze({ id, tenantId, holderId, agency, status, approverHolderId, moneyRefusal });
+const standingOf = ({ id, tenantId, holderId, agency, status, moneyRefusal }: Account): AccountStanding =>
+  Object.freeze({ id, tenantId, holderId, agency, status, moneyRefusal });
 
 /** A Pix account the API key reaches, ready to move money, with its holder. */
 export async function operatingPixAccount(auth: IntegrationAuth, pixAccountId: string): Promise<{ account: Account; holder: Holder }> {

@@ -1,7 +1,6 @@
 /** The approval workflow's step once the approver approves: the held payment runs, through the same domain functions as an immediate one. */
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Account } from '../accounts/entities.ts';
 import type { Config } from '../config.ts';
 import { debitPayout, payoutDebitOf, payoutTiming } from '../pix/payouts.ts';
 import { tevIdFor } from '../transfers/service.ts';
@@ -65,11 +64,10 @@ export async function approveAndExecute(em: EntityManager, config: ExecutionConf
       const outcome = 'outcome' in settled ? settled.outcome : null;
       return { status: outcome?.status === 'DONE' ? 'EXECUTED' : 'FAILED', operationId: tevId, reason: outcome ? outcome.reason : settled.code, payout: null };
     }
-    const source = await tx.findOneOrFail(Account, { id: request.accountId });
-    const debit = payoutDebitOf(config.KEY_PEPPER, { ...payment, tenantId: request.tenantId, account: source, amountCents: BigInt(payment.amountCents), idempotencyKey });
+    const debit = payoutDebitOf(config.KEY_PEPPER, { ...payment, tenantId: request.tenantId, account: { id: request.accountId }, amountCents: BigInt(payment.amountCents), idempotencyKey });
     // No hand-off: the approval workflow starts the settlement as its child once this transaction committed.
-    const debited = await debitPayout(tx, debit, null);
-    if (debited.kind === 'pending') throw new Error(`payout ${debit.payoutId} of approval ${requestId} was recorded without its debit`);
+    const debited = await debitPayout(tx, debit, 'GRANTED', null);
+    if (debited.kind !== 'decided') throw new Error(`payout ${debit.payoutId} of approval ${requestId} was not decided by its debit (${debited.kind})`);
     const { opening } = debited;
     return {
       status: opening.status === 'PROCESSING' ? 'EXECUTED' : 'FAILED',

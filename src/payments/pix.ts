@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { holdForApproval, type Held } from '../approvals/service.ts';
+import type { Held } from '../approvals/service.ts';
 import { isTrustedReceiver } from '../contacts/receiver.ts';
 import { handOffUncertain } from '../handoff/dispatch.ts';
 import type { HolderAuth } from '../identity/authenticator.ts';
@@ -9,7 +9,7 @@ import { definitelyRefused } from '../persistence/database-errors.ts';
 import { amountToPay, parseBrCode, type BrCode } from '../pix/brcode.ts';
 import { readScannedCharge, scannedChargeAmount } from '../pix/dynamic-qr.ts';
 import { identifyPixKey, type PixKeyType } from '../pix/keys.ts';
-import { outcomeOf, type DebitOutcome } from '../pix/payout-debits.ts';
+import { outcomeOf, type DebitOutcome, type PayoutOutcome } from '../pix/payout-debits.ts';
 import type { Beneficiary } from '../pix/provider.ts';
 import { payoutDebitOf, payoutTiming, retriedQrPayout, type PayoutRequest } from '../pix/payouts.ts';
 import { DomainError, isRefusal, REFUSALS, refusals, validationError, type LimitBreach, type LimitDetail } from '../shared/errors.ts';
@@ -17,11 +17,12 @@ import { within } from '../shared/time.ts';
 import { pixPayoutStart, type PixPayoutInput } from '../../workflows/contracts/pix-payout.ts';
 import type { PaymentContext } from './context.ts';
 import type { HeldPayment } from './held-payment.ts';
+import { holdAskedApproval } from './hold.ts';
 
 /**
  * Paying with Pix, by key or by QR Code: one function per use case. Each finds the receiver, checks the PIN, then
- * either holds the payment for the account's approver or debits it in the request, handing its settlement to its
- * workflow in the same transaction.
+ * debits the payment in the request, handing its settlement to its workflow in the same transaction, or, when the
+ * debit finds the account under dual approval, holds it for the account's approver.
  */
 
 /** The outcome of a payment request: debited (PROCESSING), accepted but not decided yet (PENDING), or held for approval. */
@@ -165,22 +166,20 @@ async function payDynamicCode(ctx: PaymentContext, request: QrCodePayment, accou
 const qrDescription = (code: BrCode) => `Pagamento QR Code ${code.merchantName}`;
 
 /**
- * Holds the payment for the account's approver, or debits it in one transaction that also hands its settlement to
- * its workflow: 201 PROCESSING, or 422 with the reason and nothing moved. No Temporal call is on this path. When the
- * outcome is not known in time (a lost connection, the deadline), the answer is 202 PENDING and the settlement
- * workflow, handed the request, debits it (idempotently) or finds it debited.
+ * Debits the payment in one transaction that also hands its settlement to its workflow: 201 PROCESSING, or 422 with
+ * the reason and nothing moved; or, when the debit finds the account under dual approval (nothing written), holds it
+ * for the approver. No Temporal call is on this path. When the outcome is not known in time (a lost connection, the
+ * deadline), the answer is 202 PENDING and the settlement workflow, handed the request, debits it (idempotently) or
+ * finds it debited.
  */
 async function pay(ctx: PaymentContext, payer: Payer, payment: Payment): Promise<PaymentAnswer> {
   const { config, logger, orm, temporal } = ctx;
   const { tenantId } = payer;
-  if (payer.account.approverHolderId) {
-    const held: HeldPayment = { kind: 'PIX', ...payment, amountCents: payment.amountCents.toString() };
-    return { kind: 'held', held: await holdForApproval(ctx, { tenantId, source: payer.account, requesterHolderId: payer.requesterHolderId, idempotencyKey: payer.idempotencyKey, payment: held }) };
-  }
   const debit = payoutDebitOf(config.KEY_PEPPER, { ...payment, tenantId, account: payer.account, idempotencyKey: payer.idempotencyKey });
   const start = pixPayoutStart({ payoutId: debit.payoutId, tenantId, accountId: payer.account.id, timing: payoutTiming(config) });
+  let debited: DebitOutcome;
   try {
-    return answerOf(await within(ctx.pixDebits.debit({ debit, handOff: { taskQueue: config.TEMPORAL_TASK_QUEUE, start } }), config.TEV_RESPONSE_DEADLINE_MS));
+    debited = await within(ctx.pixDebits.debit({ debit, approval: 'ASK', handOff: { taskQueue: config.TEMPORAL_TASK_QUEUE, start } }), config.TEV_RESPONSE_DEADLINE_MS);
   } catch (err) {
     if (isRefusal(err)) throw err;
     if (definitelyRefused(err)) {
@@ -192,12 +191,16 @@ async function pay(ctx: PaymentContext, payer: Payer, payment: Payment): Promise
     // Not known either whether the receiver is trusted: the debit that answers it may not have run.
     return answerOf({ kind: 'pending', payoutId: debit.payoutId, amountCents: debit.amountCents, trustedContact: null });
   }
+  if (debited.kind !== 'approval_required') return answerOf(debited);
+  const held: HeldPayment = { kind: 'PIX', ...payment, amountCents: payment.amountCents.toString() };
+  const { requesterHolderId, idempotencyKey } = payer;
+  return { kind: 'held', held: await holdAskedApproval(ctx, { tenantId, accountId: payer.account.id, requesterHolderId, idempotencyKey, payment: held }) };
 }
 
 /** Why `debit_pix_payout` rejects a payment (nothing moved), each the name of its refusal in the catalog. */
 const DEBIT_REJECTIONS = refusals('INSUFFICIENT_BALANCE', 'SOURCE_NOT_ACTIVE', 'LIMIT_EXCEEDED');
 
-function answerOf(debited: DebitOutcome): PaymentAnswer {
+function answerOf(debited: PayoutOutcome): PaymentAnswer {
   const { trustedContact } = debited;
   // Accepted, not debited yet: the workflow debits (or refuses) as soon as a worker runs it.
   if (debited.kind === 'pending') {
@@ -226,7 +229,7 @@ function limitExceeded(payoutId: string, breach: LimitBreach | null): DomainErro
 }
 
 // Declared last: they name the steps above. The debit answers through outcomeOf (the queue's and the direct call's alike).
-pay.raises = refusals(holdForApproval, outcomeOf, answerOf, 'PAYMENT_NOT_DEBITED');
+pay.raises = refusals(holdAskedApproval, outcomeOf, answerOf, 'PAYMENT_NOT_DEBITED');
 accountAndReceiver.raises = refusals(payingAccount, 'PIX_KEY_NOT_FOUND', 'PIX_PROVIDER_UNAVAILABLE');
 payPixKey.raises = refusals(accountAndReceiver, checkPin, pay);
 payAuthorizedPixKey.raises = refusals(pay, 'PIX_KEY_NOT_FOUND', 'PIX_PROVIDER_UNAVAILABLE');

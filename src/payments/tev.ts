@@ -1,11 +1,11 @@
-import { holdForApproval, type Held } from '../approvals/service.ts';
-import { Account } from '../accounts/entities.ts';
+import type { Held } from '../approvals/service.ts';
 import type { HolderAuth } from '../identity/authenticator.ts';
 import { checkPin } from '../identity/pin.ts';
 import { refusals } from '../shared/errors.ts';
 import { submitTev, type TevAnswer, type TevRequest } from '../transfers/service.ts';
 import type { PaymentContext } from './context.ts';
 import type { HeldPayment } from './held-payment.ts';
+import { holdAskedApproval } from './hold.ts';
 
 /** A TEV request's outcome: settled (or not known in time), or held for the account's approver. */
 export type TevPaymentAnswer = { held: Held } | { result: TevAnswer };
@@ -18,19 +18,11 @@ export type TevPaymentAnswer = { held: Held } | { result: TevAnswer };
 export async function payTev(ctx: PaymentContext, request: TevRequest): Promise<TevPaymentAnswer> {
   const result = await submitTev(ctx, request);
   if (result.kind !== 'approval_required') return { result };
-  const source = await ctx.orm.em.fork().findOneOrFail(Account, { id: request.sourceAccountId });
   const payment: HeldPayment = { kind: 'TEV', destinationAccountId: result.destinationAccountId, amountCents: request.amountCents.toString(), description: request.description, externalRef: request.externalRef };
-  return {
-    held: await holdForApproval(ctx, {
-      tenantId: request.tenantId,
-      source,
-      requesterHolderId: source.holderId!,
-      idempotencyKey: request.idempotencyKey,
-      payment,
-    }),
-  };
+  const { tenantId, sourceAccountId: accountId, idempotencyKey } = request;
+  return { held: await holdAskedApproval(ctx, { tenantId, accountId, requesterHolderId: null, idempotencyKey, payment }) };
 }
-payTev.raises = refusals(submitTev, holdForApproval);
+payTev.raises = refusals(submitTev, holdAskedApproval);
 
 /** A holder's TEV: the PIN first (as for a Pix payment), then paid now or held. */
 export async function payTevAsHolder(ctx: PaymentContext, auth: HolderAuth, pin: string | undefined, request: TevRequest): Promise<TevPaymentAnswer> {

@@ -14,9 +14,18 @@ import type { PixPayoutState } from './payout-store.ts';
  * reads the answers; every rule and every write is in the function.
  */
 
+/**
+ * What the debit does when the account is under dual approval, decided on its locked row: `ASK` answers
+ * APPROVAL_REQUIRED with nothing written (a payment request, which the caller then holds for the approver); `REFUSE`
+ * records the payout REJECTED with that reason (a request whose answer was lost, resolved later: it never skips the
+ * approver); `GRANTED` debits it (the approver approved it, or its batch as a whole).
+ */
+export type DebitApproval = 'ASK' | 'REFUSE' | 'GRANTED';
+
 /** A debit to run, and the hand-off of its settlement workflow; null when the caller starts that workflow itself. */
 export interface DebitRequest {
   debit: PayoutDebit;
+  approval: DebitApproval;
   handOff: { taskQueue: string; start: WorkflowStart } | null;
 }
 
@@ -33,35 +42,40 @@ export interface DebitRow {
 }
 
 /**
- * What the debit came to: PROCESSING or REJECTED (with the limit broken, for LIMIT_EXCEEDED), or PENDING for a payout
- * recorded earlier whose workflow debits it; and whether its receiver is a trusted contact of the payer, null where
- * the debit did not answer it.
+ * What the debit came to: PROCESSING or REJECTED (with the limit broken, for LIMIT_EXCEEDED), PENDING for a payout
+ * recorded earlier whose workflow debits it, or nothing written because the account is under dual approval (asked
+ * with `ASK`); and whether its receiver is a trusted contact of the payer, null where the debit did not answer it.
  */
 export type DebitOutcome =
   | { kind: 'decided'; opening: PayoutOpening; limitBreach: LimitBreach | null; trustedContact: boolean | null }
-  | { kind: 'pending'; payoutId: string; amountCents: string; trustedContact: boolean | null };
+  | { kind: 'pending'; payoutId: string; amountCents: string; trustedContact: boolean | null }
+  | { kind: 'approval_required' };
+
+/** A debit's outcome for a request that is (or will be) a payout. */
+export type PayoutOutcome = Exclude<DebitOutcome, { kind: 'approval_required' }>;
 
 /** 3 movements and 4 entries at most; cuid2 ids are made here, where the library is. */
 const newPostingIds = (): string[] => Array.from({ length: 7 }, newCuid);
 
 const ANSWER = `code, status, reason, fee_cents::text as fee_cents, ${isoUtc('created_at')} as created_at, details, trusted_contact`;
 
-const DEBIT_PARAMS = ['', '::uuid', '::uuid', '', '::bigint', '', '', '::jsonb', '::jsonb', '', '', '', '::text[]', '::jsonb'];
+const DEBIT_PARAMS = ['', '::uuid', '::uuid', '', '::bigint', '', '', '::jsonb', '::jsonb', '', '', '', '::text[]', '::jsonb', ''];
 
 /** One debit in its own statement (see `callPostingFunction`). */
-export async function callDebit(em: EntityManager, { debit: d, handOff }: DebitRequest): Promise<DebitRow> {
+export async function callDebit(em: EntityManager, { debit: d, approval, handOff }: DebitRequest): Promise<DebitRow> {
   return callPostingFunction<DebitRow>(em, 'debit_pix_payout', ANSWER, DEBIT_PARAMS, [
     d.payoutId, d.tenantId, d.accountId, d.channel, d.amountCents, d.pixKey, d.pixKeyType, JSON.stringify(d.beneficiary),
     d.qr ? JSON.stringify(d.qr) : null, d.description, d.idempotencyKey, d.requestHash,
     // As an array literal: the query builder would spread a JavaScript array into separate parameters.
     `{${newPostingIds().join(',')}}`,
     handOff ? JSON.stringify({ ...handOff.start, taskQueue: handOff.taskQueue }) : null,
+    approval,
   ]);
 }
 
 /** Several debits in one statement and one transaction, answers in order; if it fails, nothing of it was written. */
 export async function callDebitBatch(em: EntityManager, requests: DebitRequest[]): Promise<DebitRow[]> {
-  const items = requests.map(({ debit: d, handOff }) => ({
+  const items = requests.map(({ debit: d, approval, handOff }) => ({
     payout_id: d.payoutId,
     tenant_id: d.tenantId,
     account_id: d.accountId,
@@ -76,6 +90,7 @@ export async function callDebitBatch(em: EntityManager, requests: DebitRequest[]
     request_hash: d.requestHash,
     ids: newPostingIds(),
     handoff: handOff ? { ...handOff.start, taskQueue: handOff.taskQueue } : null,
+    approval,
   }));
   return callPostingBatch<DebitRow>(em, 'debit_pix_payout_batch', `ord::text as ord, ${ANSWER}`, ['::jsonb'], [JSON.stringify(items)], items.length);
 }
@@ -87,6 +102,7 @@ const DEBIT_REFUSALS = refusals('SOURCE_NOT_FOUND', 'IDEMPOTENCY_KEY_REUSED');
 export function outcomeOf(d: PayoutDebit, row: DebitRow): DebitOutcome {
   const refusal = DEBIT_REFUSALS.find((code) => code === row.code);
   if (refusal) throw new DomainError(refusal);
+  if (row.code === 'APPROVAL_REQUIRED') return { kind: 'approval_required' };
   if (row.code === 'PENDING') return { kind: 'pending', payoutId: d.payoutId, amountCents: d.amountCents, trustedContact: row.trusted_contact };
   return {
     kind: 'decided',

@@ -9,7 +9,7 @@ import { PLATFORM_ISPB } from '../shared/institution.ts';
 import type { PayoutDebit, PayoutOpening, PayoutTiming } from '../../workflows/contracts/pix-payout.ts';
 import type { PixKeyType } from './keys.ts';
 import { findPayoutByKey, findPayoutWithPayer, type PayoutChannel, type PayoutQr, type PixPayout } from './payout-store.ts';
-import { callDebit, outcomeOf, type DebitOutcome, type DebitRequest } from './payout-debits.ts';
+import { callDebit, outcomeOf, type DebitApproval, type DebitOutcome, type DebitRequest, type PayoutOutcome } from './payout-debits.ts';
 import { callDebitRecordedPixPayout, callRefundPixPayout, callReversePixPayout, callSettlePixPayout } from './pix-postings.ts';
 import type { Beneficiary, PayoutSubmission, PixProvider, ProviderPayoutState } from './provider.ts';
 
@@ -60,12 +60,12 @@ export async function retriedQrPayout(
   idempotencyKey: string,
   location: string,
   amountCents: bigint | undefined,
-): Promise<{ outcome: DebitOutcome; receiver: Pick<PixPayout, 'pixKey' | 'beneficiary'> } | null> {
+): Promise<{ outcome: PayoutOutcome; receiver: Pick<PixPayout, 'pixKey' | 'beneficiary'> } | null> {
   const recorded = await findPayoutByKey(em, accountId, idempotencyKey);
   if (!recorded) return null;
   if (recorded.qr?.location !== location || (amountCents !== undefined && amountCents !== recorded.amountCents)) throw idempotencyConflict();
   const opening = openingOf(recorded);
-  const outcome: DebitOutcome = opening
+  const outcome: PayoutOutcome = opening
     ? { kind: 'decided', opening, limitBreach: recorded.limitBreach, trustedContact: null }
     : { kind: 'pending', payoutId: recorded.id, amountCents: recorded.amountCents.toString(), trustedContact: null };
   return { outcome, receiver: recorded };
@@ -105,21 +105,24 @@ export function payoutDebitOf(pepper: string, request: PayoutRequest): PayoutDeb
  * The debit, in one round trip (`debit_pix_payout`, src/ledger/sql/): the payout is recorded under its idempotency
  * key with its outcome; when the account may move money and its balance covers the amount and the fee, they leave it
  * for the settlement and fee revenue accounts, and the hand-off of the settlement workflow is written, all in one
- * transaction. The same request again answers as the first did. `handOff` is null when the caller starts the
- * settlement workflow itself (an approval starts it as its child; a run that debits continues itself). The request
- * path goes through `PixDebitQueue`, which batches the same function under load.
+ * transaction. An account under dual approval gets what `approval` says (`DebitApproval`). The same request again
+ * answers as the first did. `handOff` is null when the caller starts the settlement workflow itself (an approval starts
+ * it as its child; a run that debits continues itself). The request path goes through `PixDebitQueue`, which batches
+ * the same function under load.
  */
-export async function debitPayout(em: EntityManager, debit: PayoutDebit, handOff: DebitRequest['handOff']): Promise<DebitOutcome> {
-  return outcomeOf(debit, await callDebit(em, { debit, handOff }));
+export async function debitPayout(em: EntityManager, debit: PayoutDebit, approval: DebitApproval, handOff: DebitRequest['handOff']): Promise<DebitOutcome> {
+  return outcomeOf(debit, await callDebit(em, { debit, approval, handOff }));
 }
 
 /**
  * The settlement workflow's debit of a request the api could not confirm (handed to it with the request): the same
- * debit, idempotently. A payout found recorded and not debited is one a version that debited in its workflow left:
- * that debit is `openPayout`'s.
+ * debit, idempotently. An account under dual approval has it REJECTED (`APPROVAL_REQUIRED`): a payment resolved after
+ * its answer was lost never skips the approver, as a TEV's resolution does not. A payout found recorded and not
+ * debited is one a version that debited in its workflow left: that debit is `openPayout`'s.
  */
 export async function debitUnconfirmedPayout(em: EntityManager, debit: PayoutDebit): Promise<PayoutOpening> {
-  const debited = await debitPayout(em, debit, null);
+  const debited = await debitPayout(em, debit, 'REFUSE', null);
+  if (debited.kind === 'approval_required') throw new Error(`payout ${debit.payoutId}: the debit asked for an approval it was told to refuse`);
   return debited.kind === 'decided' ? debited.opening : openPayout(em, debit.payoutId);
 }
 

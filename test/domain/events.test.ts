@@ -160,7 +160,7 @@ describe('the events a case writes parse with their definitions', () => {
       description: 'Pix para a loja',
       idempotencyKey: randomUUID(),
     });
-    const outcome = await debitPayout(db.em(), debit, null);
+    const outcome = await debitPayout(db.em(), debit, 'ASK', null);
     if (outcome.kind !== 'decided' || outcome.opening.status !== 'PROCESSING') throw new Error(`not debited: ${JSON.stringify(outcome)}`);
     return debit.payoutId;
   }

@@ -80,7 +80,7 @@ const decided = (o: DebitOutcome) => {
 
 async function pix(w: World, time: string, amountCents: bigint, idempotencyKey?: string) {
   const debit = await pixDebit(w, amountCents, idempotencyKey);
-  const o = decided(await at(time, (tx) => debitPayout(tx, debit, null)));
+  const o = decided(await at(time, (tx) => debitPayout(tx, debit, 'ASK', null)));
   return { payoutId: debit.payoutId, result: o.opening.reason ?? o.opening.status, breach: o.limitBreach };
 }
 
@@ -284,7 +284,7 @@ describe('parallel payments never pass a limit by one cent', () => {
     const w = await world({ PIX: THREE });
     const queue = new PixDebitQueue(db.em(), { PIX_BATCH_LANES: 4, PIX_BATCH_MAX: 16, TEV_RESPONSE_DEADLINE_MS: 30_000 });
     const debits = await Promise.all(Array.from({ length: 30 }, () => pixDebit(w, 1_000n)));
-    const outcomes = await Promise.all(debits.map((debit) => queue.debit({ debit, handOff: null })));
+    const outcomes = await Promise.all(debits.map((debit) => queue.debit({ debit, approval: 'ASK', handOff: null })));
     const results = outcomes.map((o) => decided(o).opening.reason ?? decided(o).opening.status);
     expect(results.filter((r) => r === 'PROCESSING')).toHaveLength(3);
     expect(results.filter((r) => r === 'LIMIT_EXCEEDED')).toHaveLength(27);

@@ -12,8 +12,8 @@ import { createCharge } from '../../src/pix/charges.ts';
 import { payCharge, refundCharge } from '../../src/pix/charge-settlement.ts';
 import { receivePix } from '../../src/pix/incoming.ts';
 import { MASK_PAYER_VISIBLE_CPF } from '../../src/persistence/migrations/Migration20261124000500_mask_payer_visible_cpf.ts';
-import { PixDebitQueue, type DebitOutcome } from '../../src/pix/payout-debits.ts';
-import { debitPayout, openPayout, payoutDebitOf, receivePayoutReturn, refundPayout, reversePayout, settlePayout } from '../../src/pix/payouts.ts';
+import { callDebitBatch, PixDebitQueue, type DebitOutcome } from '../../src/pix/payout-debits.ts';
+import { debitPayout, debitUnconfirmedPayout, openPayout, payoutDebitOf, receivePayoutReturn, refundPayout, reversePayout, settlePayout } from '../../src/pix/payouts.ts';
 import { newCuid } from '../../src/shared/ids.ts';
 import { isoUtc } from '../../src/shared/pagination.ts';
 import { paymentDate } from '../../src/shared/time.ts';
@@ -79,7 +79,7 @@ const decided = (outcome: DebitOutcome) => {
 
 /** Debits a payout (no hand-off) and answers its id. */
 async function payout(w: World, amountCents: bigint): Promise<string> {
-  return decided(await debitPayout(db.em(), await debitRequest(w, amountCents), null)).payoutId;
+  return decided(await debitPayout(db.em(), await debitRequest(w, amountCents), 'ASK', null)).payoutId;
 }
 
 const payoutStatus = async (payoutId: string) => (await sql('select status, reason from pix_payout where id = $1', [payoutId]))[0];
@@ -140,7 +140,7 @@ describe('a payout', () => {
     const request = await debitRequest(w, 1_500n);
     const start = pixPayoutStart({ payoutId: request.payoutId, tenantId: w.tenantId, accountId: w.holder.accountId, timing: { notificationWaitMs: 1000, longestWaitMs: 60_000 } });
     const taskQueue = `test-${randomUUID()}`;
-    const opening = decided(await debitPayout(db.em(), request, { taskQueue, start }));
+    const opening = decided(await debitPayout(db.em(), request, 'ASK', { taskQueue, start }));
     const payoutId = request.payoutId;
     expect(opening).toMatchObject({ payoutId, status: 'PROCESSING', amountCents: '1500', feeCents: '100', reason: null });
     // The settlement workflow's hand-off, in the same transaction, due at once.
@@ -155,8 +155,8 @@ describe('a payout', () => {
       { source: 'SETTLEMENT', status: 'PENDING', payout_status: null },
     ]);
     // The same request again answers as the first did, and debits nothing more; another request under its key is 409.
-    expect(decided(await debitPayout(db.em(), request, null))).toEqual(opening);
-    await expect(debitPayout(db.em(), { ...request, amountCents: '1501', requestHash: 'another request' }, null)).rejects.toMatchObject({ code: 'IDEMPOTENCY_KEY_REUSED' });
+    expect(decided(await debitPayout(db.em(), request, 'ASK', null))).toEqual(opening);
+    await expect(debitPayout(db.em(), { ...request, amountCents: '1501', requestHash: 'another request' }, 'ASK', null)).rejects.toMatchObject({ code: 'IDEMPOTENCY_KEY_REUSED' });
     expect(await balances(w)).toEqual(debited);
 
     await settlePayout(db.em(), payoutId, { state: 'POSTED', endToEndId: 'E12345678202601021200abcdefghijk', settledAt: new Date().toISOString(), refund: null });
@@ -189,13 +189,39 @@ describe('a payout', () => {
     const w = await world();
     const request = await debitRequest(w, AFTER_FUNDING.holder - SEND_FEE + 1n);
     const payoutId = request.payoutId;
-    expect(decided(await debitPayout(db.em(), request, { taskQueue: `test-${randomUUID()}`, start: pixPayoutStart({ payoutId, tenantId: w.tenantId, accountId: w.holder.accountId, timing: { notificationWaitMs: 1, longestWaitMs: 1 } }) }))).toMatchObject({
+    expect(decided(await debitPayout(db.em(), request, 'ASK', { taskQueue: `test-${randomUUID()}`, start: pixPayoutStart({ payoutId, tenantId: w.tenantId, accountId: w.holder.accountId, timing: { notificationWaitMs: 1, longestWaitMs: 1 } }) }))).toMatchObject({
       status: 'REJECTED',
       reason: 'INSUFFICIENT_BALANCE',
     });
     expect(await sql('select 1 from workflow_start where workflow_id = $1', [`pix-payout-${payoutId}`])).toEqual([]);
     expect(await balances(w)).toEqual(AFTER_FUNDING);
     expect(await movementsOf(payoutId)).toEqual([]);
+  });
+
+  test('an account under dual approval: a request is answered APPROVAL_REQUIRED with nothing written, a lost one is REJECTED, an approved one debits', async () => {
+    const w = await world();
+    const approver = await onboardedHolder(db.em(), w.tenantId);
+    await sql('update account set approver_holder_id = $1 where id = $2', [approver.holderId, w.holder.accountId]);
+    const before = await tenantState(w.tenantId);
+
+    // A request (ASK), alone and in a batch: decided on the locked row, nothing recorded, no hand-off.
+    const asked = await debitRequest(w, 1_500n);
+    const start = pixPayoutStart({ payoutId: asked.payoutId, tenantId: w.tenantId, accountId: w.holder.accountId, timing: { notificationWaitMs: 1, longestWaitMs: 1 } });
+    expect(await debitPayout(db.em(), asked, 'ASK', { taskQueue: `test-${randomUUID()}`, start })).toEqual({ kind: 'approval_required' });
+    const batched = await callDebitBatch(db.em(), [asked, await debitRequest(w, 1_000n)].map((debit) => ({ debit, approval: 'ASK' as const, handOff: null })));
+    expect(batched.map((row) => [row.code, row.status])).toEqual([['APPROVAL_REQUIRED', null], ['APPROVAL_REQUIRED', null]]);
+    expect(await tenantState(w.tenantId)).toEqual(before);
+    expect(await payoutStatus(asked.payoutId)).toBeUndefined();
+
+    // A request whose answer was lost, resolved by its workflow (REFUSE): recorded REJECTED, nothing moved.
+    expect(await debitUnconfirmedPayout(db.em(), asked)).toMatchObject({ payoutId: asked.payoutId, status: 'REJECTED', reason: 'APPROVAL_REQUIRED' });
+    expect(await payoutStatus(asked.payoutId)).toEqual({ status: 'REJECTED', reason: 'APPROVAL_REQUIRED' });
+    expect(await balances(w)).toEqual(AFTER_FUNDING);
+
+    // Approved (GRANTED): debited as any payment.
+    const approved = await debitRequest(w, 700n);
+    expect(decided(await debitPayout(db.em(), approved, 'GRANTED', null))).toMatchObject({ status: 'PROCESSING', amountCents: '700', feeCents: '100' });
+    expect(await balanceOf(w.holder.accountId)).toBe(AFTER_FUNDING.holder - 700n - SEND_FEE);
   });
 
   test('FAILED at the provider: amount and fee return as a reversal, once', async () => {
@@ -707,7 +733,7 @@ describe('the request path batches debits (PixDebitQueue)', () => {
     const requests = await Promise.all([1_000n, 1_000n, 1_000n, 1_000n, 9_000n].map((amount) => debitRequest(w, amount)));
     const again = { ...requests[1]! };
     const reused = { ...requests[2]!, amountCents: '1001', requestHash: 'another request' };
-    const results = await Promise.allSettled([...requests, again, reused].map((debit) => queue.debit({ debit, handOff: null })));
+    const results = await Promise.allSettled([...requests, again, reused].map((debit) => queue.debit({ debit, approval: 'ASK', handOff: null })));
     const answers = results.map((r) => (r.status === 'fulfilled' ? decided(r.value).status : (r.reason as { code: string }).code));
     // The first goes alone; the others waited for the lane and went together, in arrival order: the fifth no longer
     // fits the balance; the same request again answers the first's; another request under a used key is 409.
@@ -728,7 +754,7 @@ test('a batch of more than nine debits answers each request with its own outcome
   // Every third request asks for more than the account holds: REJECTED wherever it falls in the batch.
   const amounts = Array.from({ length: 14 }, (_, i) => (i % 3 === 2 ? 1_000_000n : 100n));
   const requests = await Promise.all(amounts.map((amount) => debitRequest(w, amount)));
-  const answers = await Promise.all(requests.map((debit) => queue.debit({ debit, handOff: null })));
+  const answers = await Promise.all(requests.map((debit) => queue.debit({ debit, approval: 'ASK', handOff: null })));
   const stored = await sql<{ id: string; status: string }>('select id, status from pix_payout where id = any($1)', [requests.map((r) => r.payoutId)]);
   const statusOf = new Map(stored.map((r) => [r.id, r.status]));
   expect(answers.map((a) => decided(a).status)).toEqual(requests.map((r) => statusOf.get(r.payoutId)));

@@ -1,8 +1,10 @@
--- The payer's side of one Pix debit, decided: the payer is read (the caller locked it), checked, and either refused
--- (the payout recorded REJECTED) or accepted, answered as `debit`: the payer's movement and what the tenant's side
--- needs, for `post_pix_debits` to post and the caller to record the payout after its movement.
+-- The payer's side of one Pix debit, decided: the payer is read (the caller locked it), checked, and either held for
+-- its approver (APPROVAL_REQUIRED, nothing written), refused (the payout recorded REJECTED) or accepted, answered as
+-- `debit`: the payer's movement and what the tenant's side needs, for `post_pix_debits` to post and the caller to
+-- record the payout after its movement.
 drop function if exists debit_pix_payout_payer(text, uuid, uuid, text, bigint, text, text, jsonb, jsonb, text, text, text, text[], jsonb);
--- Its answer gained `details` (a limit's refusal): a return type changes only by dropping the function.
+-- Its answer gained `details` (a limit's refusal): a return type changes only by dropping the function. Both it and
+-- debit_pix_payout then gained p_approval, when dual approval came to be decided here: the versions before go.
 drop function if exists debit_pix_payout_payer(text, uuid, uuid, text, bigint, text, text, jsonb, jsonb, text, text, text, text[], bigint);
 drop function if exists debit_pix_payout(text, uuid, uuid, text, bigint, text, text, jsonb, jsonb, text, text, text, text[], jsonb);
 create or replace function debit_pix_payout_payer(
@@ -19,7 +21,8 @@ create or replace function debit_pix_payout_payer(
   p_idempotency_key text,
   p_request_hash text,
   p_ids text[],               -- cuid2 ids made by the caller: 3 movements, then 4 entries
-  p_debited bigint            -- what debits accepted earlier in the same transaction take from this payer, not posted yet
+  p_debited bigint,           -- what debits accepted earlier in the same transaction take from this payer, not posted yet
+  p_approval text             -- ASK | REFUSE | GRANTED: what an account under dual approval gets (below)
 ) returns table (code text, status text, reason text, fee_cents bigint, created_at timestamptz, details jsonb, debit jsonb)
 language plpgsql as $$
 #variable_conflict use_column
@@ -35,7 +38,7 @@ declare
   v_month_of date;
   v_now timestamptz;
 begin
-  select a.id, a.balance_cents, a.agency, a.number, a.pix_account_id, h.type as holder_type,
+  select a.id, a.balance_cents, a.agency, a.number, a.pix_account_id, a.approver_holder_id, h.type as holder_type,
          account_may_move_money(a.status, h.status, h.onboarding_step) as may_move,
          case when p_channel = 'QR_CODE_OUT' then f.qr_out else f.pix_out end as fee
     into v_src
@@ -56,8 +59,19 @@ begin
     return;
   end if;
 
+  -- Dual approval, decided on the locked row as settle_tev decides a TEV's, so no payment of an account under it
+  -- slips through however stale the caller's view of the account: ASK (a request) answers APPROVAL_REQUIRED with
+  -- nothing written, and the caller holds the payment for the approver; REFUSE (a request whose answer was lost,
+  -- resolved later) records it REJECTED, and the client sends it again to have it held; GRANTED (the approver approved
+  -- it, or its batch as a whole) debits it. Anything but GRANTED is at least asked.
+  if v_src.approver_holder_id is not null and p_approval is distinct from 'GRANTED' then
+    if p_approval is distinct from 'REFUSE' then code := 'APPROVAL_REQUIRED'; return next; return; end if;
+    v_reason := 'APPROVAL_REQUIRED';
+  end if;
+
   v_fee := v_src.fee;
   v_reason := case
+    when v_reason is not null then v_reason
     when not v_src.may_move then 'SOURCE_NOT_ACTIVE'
     when v_src.balance_cents - p_debited < p_amount + v_fee then 'INSUFFICIENT_BALANCE'
   end;
@@ -106,12 +120,14 @@ end $$;
 -- One Pix debit in one transaction: a batch of one (debit_pix_payout_batch).
 create or replace function debit_pix_payout(
   p_payout_id text, p_tenant_id uuid, p_account_id uuid, p_channel text, p_amount bigint, p_pix_key text, p_pix_key_type text,
-  p_beneficiary jsonb, p_qr jsonb, p_description text, p_idempotency_key text, p_request_hash text, p_ids text[], p_handoff jsonb
+  p_beneficiary jsonb, p_qr jsonb, p_description text, p_idempotency_key text, p_request_hash text, p_ids text[], p_handoff jsonb,
+  p_approval text
 ) returns table (code text, status text, reason text, fee_cents bigint, created_at timestamptz, details jsonb, trusted_contact boolean)
 language sql volatile as $$
   select b.code, b.status, b.reason, b.fee_cents, b.created_at, b.details, b.trusted_contact
     from debit_pix_payout_batch(jsonb_build_array(jsonb_build_object(
            'payout_id', p_payout_id, 'tenant_id', p_tenant_id, 'account_id', p_account_id, 'channel', p_channel, 'amount', p_amount,
            'pix_key', p_pix_key, 'pix_key_type', p_pix_key_type, 'beneficiary', p_beneficiary, 'qr', p_qr, 'description', p_description,
-           'idempotency_key', p_idempotency_key, 'request_hash', p_request_hash, 'ids', to_jsonb(p_ids), 'handoff', p_handoff))) b
+           'idempotency_key', p_idempotency_key, 'request_hash', p_request_hash, 'ids', to_jsonb(p_ids), 'handoff', p_handoff,
+           'approval', p_approval))) b
 $$;

@@ -54,7 +54,7 @@ begin
       r.item->>'payout_id', (r.item->>'tenant_id')::uuid, v_payer, r.item->>'channel',
       (r.item->>'amount')::bigint, r.item->>'pix_key', r.item->>'pix_key_type', r.item->'beneficiary',
       nullif(r.item->'qr', 'null'::jsonb), r.item->>'description', r.item->>'idempotency_key', r.item->>'request_hash',
-      array(select jsonb_array_elements_text(r.item->'ids')), coalesce(v_debited[v_k], 0));
+      array(select jsonb_array_elements_text(r.item->'ids')), coalesce(v_debited[v_k], 0), r.item->>'approval');
     if d.debit is not null then
       v_debits := v_debits || d.debit;
       if v_k is null then v_payers := v_payers || v_payer; v_debited := v_debited || 0::bigint; v_k := cardinality(v_payers); end if;
