@@ -28,7 +28,9 @@ import { parseArgs } from 'node:util';
 import type pg from 'pg';
 import { checkConservation, LEDGER_CHECKS, PIX_PAYOUT_CHECK, TEV_CHECK } from './lib/conservation.ts';
 import { closeHttp, request } from './lib/http.ts';
-import { admin, apiUrl, assertPlatformUp, clientToken, config, fundAccounts, holderUrl, mapLimit, openPool, registerHolders, say, timed, type BenchAccount } from './lib/platform.ts';
+import { setUpPixPayers, type PixPayer as LoadPayer } from './lib/pix-load.ts';
+import * as platformLib from './lib/platform.ts';
+import { admin, apiUrl, assertPlatformUp, config, fundAccounts, holderUrl, openPool, registerHolders, say, timed, type BenchAccount } from './lib/platform.ts';
 import { Latencies, seconds, since } from './lib/stats.ts';
 import { printSummary, type Figure } from './lib/summary.ts';
 import { errorsOf, HOT_SHARE, httpClient, httpClientUntil, loadAverage, newResult, printLoad, runLoad, setUpTev, type LoadResult, type TevSetup } from './lib/tev-load.ts';
@@ -79,20 +81,14 @@ async function setUpBatchTenant(pool: pg.Pool): Promise<BatchSetup> {
   return { tenantId, payer: { ...payer!, apiKey: key }, payees };
 }
 
-interface PixPayer {
+interface PixPayer extends LoadPayer {
   tenantId: string;
-  accountId: string;
-  token: string;
 }
 
 async function setUpPix(pool: pg.Pool): Promise<{ tenantId: string; payers: PixPayer[] }> {
   say(`setup: the Pix baseline's PIN-exempt tenant, ${PAYERS} payers`);
-  const { tenantId } = await timed('tenant:create --pin-exempt (operator CLI)', () => admin('tenant:create', '--name', `bench-batch-pix ${new Date().toISOString()}`, '--pin-exempt'));
-  const holders = await registerHolders(pool, tenantId, PAYERS, 'Pagador Lote');
-  await timed(`funding ${PAYERS} payers (sandbox incoming Pix)`, () => fundAccounts(tenantId, holders.map((h) => h.account), () => FUNDING_CENTS));
-  const { key } = await timed('tenant-key:create (operator CLI)', () => admin('tenant-key:create', '--tenant', tenantId));
-  const tokens = await timed(`client tokens (${PAYERS})`, () => mapLimit(holders, 4, (h) => clientToken(tenantId, key, h.holder.document)));
-  return { tenantId, payers: holders.map((h, i) => ({ tenantId, accountId: h.account.id, token: tokens[i]! })) };
+  const { tenantId, payers } = await setUpPixPayers(platformLib, pool, `bench-batch-pix ${new Date().toISOString()}`, PAYERS, FUNDING_CENTS);
+  return { tenantId, payers: payers.map((p) => ({ ...p, tenantId })) };
 }
 
 // ------------------------------------------------------------------------------------------------ Pix baseline

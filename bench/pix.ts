@@ -35,7 +35,9 @@ import { pixPayoutWorkflow } from '../workflows/pix-payout.ts';
 import { measureTemporalFloor } from './floor/floor.ts';
 import { checkConservation, LEDGER_CHECKS, PIX_PAYOUT_CHECK } from './lib/conservation.ts';
 import { closeHttp, request } from './lib/http.ts';
-import { admin, assertPlatformUp, clientToken, config, fundAccounts, holderUrl, mapLimit, openPool, registerHolders, say, timed } from './lib/platform.ts';
+import { setUpPixPayers, type PixPayer } from './lib/pix-load.ts';
+import * as platformLib from './lib/platform.ts';
+import { admin, assertPlatformUp, config, holderUrl, openPool, say } from './lib/platform.ts';
 import { cpuBetween, cpuOver, cpuSnapshot, describeCpu, processes, type Proc } from './lib/proc.ts';
 import { abbaOrder, Latencies, seconds, since } from './lib/stats.ts';
 import { printSummary, type Figure } from './lib/summary.ts';
@@ -79,10 +81,8 @@ const RUNNING_PAYOUTS_QUERY = `WorkflowType = "${pixPayoutWorkflow.name}" AND Ex
 
 // ---------------------------------------------------------------------------------------------------------- setup
 
-interface Payer {
+interface Payer extends PixPayer {
   tenantId: string;
-  accountId: string;
-  token: string;
 }
 
 interface PixSetup {
@@ -93,13 +93,9 @@ interface PixSetup {
 async function setUpPix(pool: pg.Pool): Promise<PixSetup> {
   say(`setup: 1 PIN-exempt tenant, ${PAYERS} payers`);
   const start = performance.now();
-  const { tenantId } = await timed('tenant:create --pin-exempt (operator CLI)', () => admin('tenant:create', '--name', `bench-pix ${new Date().toISOString()}`, '--pin-exempt'));
-  const holders = await registerHolders(pool, tenantId, PAYERS, 'Pagador Bench');
-  await timed(`funding ${PAYERS} payers (sandbox incoming Pix)`, () => fundAccounts(tenantId, holders.map((h) => h.account), () => PAYER_FUNDING_CENTS));
-  const { key } = await timed('tenant-key:create (operator CLI)', () => admin('tenant-key:create', '--tenant', tenantId));
-  const tokens = await timed(`client tokens (POST /authenticate/clients, ${PAYERS})`, () => mapLimit(holders, 4, (h) => clientToken(tenantId, key, h.holder.document)));
+  const { tenantId, payers } = await setUpPixPayers(platformLib, pool, `bench-pix ${new Date().toISOString()}`, PAYERS, PAYER_FUNDING_CENTS);
   say(`  setup total ${seconds(since(start))} (tenant ${tenantId})`);
-  return { tenantId, payers: holders.map((h, i) => ({ tenantId, accountId: h.account.id, token: tokens[i]! })) };
+  return { tenantId, payers: payers.map((p) => ({ ...p, tenantId })) };
 }
 
 // ------------------------------------------------------------------------------------------------------ payments

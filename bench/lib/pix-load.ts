@@ -14,15 +14,18 @@ export interface PixPayer {
   token: string;
 }
 
-type PlatformLib = Pick<typeof platform, 'admin' | 'registerHolders' | 'fundAccounts' | 'mapLimit' | 'clientToken'>;
+type PlatformLib = Pick<typeof platform, 'admin' | 'registerHolders' | 'fundAccounts' | 'mapLimit' | 'clientToken' | 'timed'>;
 
-/** A PIN-exempt tenant (`name`) of `count` funded payers with client tokens: payments pay no PIN check. */
-export async function setUpPixPayers(lib: PlatformLib, pool: pg.Pool, name: string, count: number): Promise<{ tenantId: string; payers: PixPayer[] }> {
-  const { tenantId } = await lib.admin('tenant:create', '--name', name, '--pin-exempt');
+/**
+ * A PIN-exempt tenant (`name`) of `count` payers with client tokens, each funded with `fundingCents` by sandbox
+ * incoming Pix: payments pay no PIN check. Each step is timed and printed.
+ */
+export async function setUpPixPayers(lib: PlatformLib, pool: pg.Pool, name: string, count: number, fundingCents = 100_000_000n): Promise<{ tenantId: string; payers: PixPayer[] }> {
+  const { tenantId } = await lib.timed('tenant:create --pin-exempt (operator CLI)', () => lib.admin('tenant:create', '--name', name, '--pin-exempt'));
   const holders = await lib.registerHolders(pool, tenantId, count, 'Pagador Carga');
-  await lib.fundAccounts(tenantId, holders.map((h) => h.account), () => 100_000_000n);
-  const { key } = await lib.admin('tenant-key:create', '--tenant', tenantId);
-  const tokens = await lib.mapLimit(holders, 4, (h) => lib.clientToken(tenantId, key, h.holder.document));
+  await lib.timed(`funding ${count} payers (sandbox incoming Pix)`, () => lib.fundAccounts(tenantId, holders.map((h) => h.account), () => fundingCents));
+  const { key } = await lib.timed('tenant-key:create (operator CLI)', () => lib.admin('tenant-key:create', '--tenant', tenantId));
+  const tokens = await lib.timed(`client tokens (POST /authenticate/clients, ${count})`, () => lib.mapLimit(holders, 4, (h) => lib.clientToken(tenantId, key, h.holder.document)));
   return { tenantId, payers: holders.map((h, i) => ({ accountId: h.account.id, token: tokens[i]! })) };
 }
 
