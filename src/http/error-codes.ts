@@ -73,7 +73,7 @@ export const ERROR_CODES = {
   HEADERS_TOO_LARGE: 'The request line and headers exceed 16 KiB',
   INTERNAL_ERROR: 'Something went wrong on our side; the request id in X-Request-Id helps support find it',
   UNAVAILABLE: 'The platform could not answer in time; retry later with the same Idempotency-Key',
-  TEMPORARILY_UNAVAILABLE: 'The decision could not be applied right now; try again shortly',
+  TEMPORARILY_UNAVAILABLE: 'This could not be done right now; try again shortly',
   // Raised by the operator's account:dual-approval, which no route calls: here because every refusal's code is described.
   INVALID_APPROVER: "An account's approver must be another ACTIVE holder of its tenant than the account's own",
 } as const;

@@ -17,7 +17,7 @@ import { within } from '../shared/time.ts';
 import { pixPayoutStart, type PixPayoutInput } from '../../workflows/contracts/pix-payout.ts';
 import type { PaymentContext } from './context.ts';
 import type { HeldPayment } from './held-payment.ts';
-import { holdAskedApproval } from './hold.ts';
+import { payOrHold } from './hold.ts';
 
 /**
  * Paying with Pix, by key or by QR Code: one function per use case. Each finds the receiver, checks the PIN, then
@@ -173,13 +173,24 @@ const qrDescription = (code: BrCode) => `Pagamento QR Code ${code.merchantName}`
  * finds it debited.
  */
 async function pay(ctx: PaymentContext, payer: Payer, payment: Payment): Promise<PaymentAnswer> {
+  const { tenantId, requesterHolderId, idempotencyKey } = payer;
+  const paid = await payOrHold<PaymentAnswer>(ctx, { tenantId, accountId: payer.account.id, requesterHolderId, idempotencyKey }, async () => {
+    const debited = await debitInRequest(ctx, payer, payment);
+    if (debited.kind !== 'approval_required') return { answer: answerOf(debited) };
+    const held: HeldPayment = { kind: 'PIX', ...payment, amountCents: payment.amountCents.toString() };
+    return { held };
+  });
+  return 'held' in paid ? { kind: 'held', held: paid.held } : paid.answer;
+}
+
+/** The debit through the request path's queue, with its settlement's hand-off; PENDING when its outcome is not known in time. */
+async function debitInRequest(ctx: PaymentContext, payer: Payer, payment: Payment): Promise<DebitOutcome> {
   const { config, logger, orm, temporal } = ctx;
   const { tenantId } = payer;
   const debit = payoutDebitOf(config.KEY_PEPPER, { ...payment, tenantId, account: payer.account, idempotencyKey: payer.idempotencyKey });
   const start = pixPayoutStart({ payoutId: debit.payoutId, tenantId, accountId: payer.account.id, timing: payoutTiming(config) });
-  let debited: DebitOutcome;
   try {
-    debited = await within(ctx.pixDebits.debit({ debit, approval: 'ASK', handOff: { taskQueue: config.TEMPORAL_TASK_QUEUE, start } }), config.TEV_RESPONSE_DEADLINE_MS);
+    return await within(ctx.pixDebits.debit({ debit, approval: 'ASK', handOff: { taskQueue: config.TEMPORAL_TASK_QUEUE, start } }), config.TEV_RESPONSE_DEADLINE_MS);
   } catch (err) {
     if (isRefusal(err)) throw err;
     if (definitelyRefused(err)) {
@@ -189,12 +200,8 @@ async function pay(ctx: PaymentContext, payer: Payer, payment: Payment): Promise
     logger.warn({ err, payoutId: debit.payoutId }, 'Pix debit outcome unknown; handing the request to its settlement workflow');
     handOffUncertain(temporal.client, orm, config.TEMPORAL_TASK_QUEUE, { ...start, args: [{ ...(start.args[0] as PixPayoutInput), debit }] }, logger);
     // Not known either whether the receiver is trusted: the debit that answers it may not have run.
-    return answerOf({ kind: 'pending', payoutId: debit.payoutId, amountCents: debit.amountCents, trustedContact: null });
+    return { kind: 'pending', payoutId: debit.payoutId, amountCents: debit.amountCents, trustedContact: null };
   }
-  if (debited.kind !== 'approval_required') return answerOf(debited);
-  const held: HeldPayment = { kind: 'PIX', ...payment, amountCents: payment.amountCents.toString() };
-  const { requesterHolderId, idempotencyKey } = payer;
-  return { kind: 'held', held: await holdAskedApproval(ctx, { tenantId, accountId: payer.account.id, requesterHolderId, idempotencyKey, payment: held }) };
 }
 
 /** Why `debit_pix_payout` rejects a payment (nothing moved), each the name of its refusal in the catalog. */
@@ -229,7 +236,8 @@ function limitExceeded(payoutId: string, breach: LimitBreach | null): DomainErro
 }
 
 // Declared last: they name the steps above. The debit answers through outcomeOf (the queue's and the direct call's alike).
-pay.raises = refusals(holdAskedApproval, outcomeOf, answerOf, 'PAYMENT_NOT_DEBITED');
+debitInRequest.raises = refusals(outcomeOf, 'PAYMENT_NOT_DEBITED');
+pay.raises = refusals(payOrHold, debitInRequest, answerOf);
 accountAndReceiver.raises = refusals(payingAccount, 'PIX_KEY_NOT_FOUND', 'PIX_PROVIDER_UNAVAILABLE');
 payPixKey.raises = refusals(accountAndReceiver, checkPin, pay);
 payAuthorizedPixKey.raises = refusals(pay, 'PIX_KEY_NOT_FOUND', 'PIX_PROVIDER_UNAVAILABLE');

@@ -5,7 +5,7 @@ import { refusals } from '../shared/errors.ts';
 import { submitTev, type TevAnswer, type TevRequest } from '../transfers/service.ts';
 import type { PaymentContext } from './context.ts';
 import type { HeldPayment } from './held-payment.ts';
-import { holdAskedApproval } from './hold.ts';
+import { payOrHold } from './hold.ts';
 
 /** A TEV request's outcome: settled (or not known in time), or held for the account's approver. */
 export type TevPaymentAnswer = { held: Held } | { result: TevAnswer };
@@ -13,16 +13,19 @@ export type TevPaymentAnswer = { held: Held } | { result: TevAnswer };
 /**
  * A TEV, paid now or held: `settle_tev` decides in its one transaction, under the source account's lock, whether the
  * account is under dual approval (APPROVAL_REQUIRED, nothing recorded), so an immediate TEV makes one round trip. A
- * held TEV is recorded for the account's approver, as requested by the account's holder.
+ * held TEV is recorded for the account's approver, as requested by the account's holder (`payOrHold`).
  */
 export async function payTev(ctx: PaymentContext, request: TevRequest): Promise<TevPaymentAnswer> {
-  const result = await submitTev(ctx, request);
-  if (result.kind !== 'approval_required') return { result };
-  const payment: HeldPayment = { kind: 'TEV', destinationAccountId: result.destinationAccountId, amountCents: request.amountCents.toString(), description: request.description, externalRef: request.externalRef };
   const { tenantId, sourceAccountId: accountId, idempotencyKey } = request;
-  return { held: await holdAskedApproval(ctx, { tenantId, accountId, requesterHolderId: null, idempotencyKey, payment }) };
+  const paid = await payOrHold<TevAnswer>(ctx, { tenantId, accountId, requesterHolderId: null, idempotencyKey }, async () => {
+    const result = await submitTev(ctx, request);
+    if (result.kind !== 'approval_required') return { answer: result };
+    const held: HeldPayment = { kind: 'TEV', destinationAccountId: result.destinationAccountId, amountCents: request.amountCents.toString(), description: request.description, externalRef: request.externalRef };
+    return { held };
+  });
+  return 'held' in paid ? paid : { result: paid.answer };
 }
-payTev.raises = refusals(submitTev, holdAskedApproval);
+payTev.raises = refusals(submitTev, payOrHold);
 
 /** A holder's TEV: the PIN first (as for a Pix payment), then paid now or held. */
 export async function payTevAsHolder(ctx: PaymentContext, auth: HolderAuth, pin: string | undefined, request: TevRequest): Promise<TevPaymentAnswer> {

@@ -142,7 +142,7 @@ export const REFUSALS = {
   // Dual approval
   NOT_APPROVER: { message: 'Only the approver of this account can decide this request' },
   APPROVAL_ALREADY_DECIDED: { message: 'This approval request was already decided, was cancelled or has expired' },
-  TEMPORARILY_UNAVAILABLE: { message: 'The decision could not be applied right now; try again shortly' },
+  TEMPORARILY_UNAVAILABLE: { message: 'This could not be done right now; try again shortly' },
   APPROVER_IS_ACCOUNT_HOLDER: { code: 'INVALID_APPROVER', message: "The approver must be another holder than the account's own" },
   APPROVER_NOT_ACTIVE: { code: 'INVALID_APPROVER', message: 'The approver must be an ACTIVE holder' },
   // Trusted contacts

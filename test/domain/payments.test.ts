@@ -4,7 +4,8 @@
  * dual approval they are held, nothing moving, until the approver's decision runs them (`approveAndExecute`, the
  * approval workflow's step). A holder's payment checks the PIN first. The Pix key directory is the sandbox PSP, served
  * in process over HTTP; Temporal is the run's own (only a held payment's hand-off reaches it, on a task queue no
- * worker serves). Every test has a tenant of its own, whose ledger must still be consistent and sum to zero afterwards.
+ * worker serves). A payment whose account's dual approval is turned off between its posting and its hold is posted
+ * again. Every test has a tenant of its own, whose ledger must still be consistent and sum to zero afterwards.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
@@ -23,12 +24,13 @@ import { createPin } from '../../src/identity/pin.ts';
 import { issueHolderToken, verifyHolderToken } from '../../src/identity/tokens.ts';
 import { approveAndExecute } from '../../src/payments/approved-payment.ts';
 import { paymentContext, type PaymentContext } from '../../src/payments/context.ts';
+import { payOrHold } from '../../src/payments/hold.ts';
 import { payPixKey } from '../../src/payments/pix.ts';
 import { payTev, payTevAsHolder } from '../../src/payments/tev.ts';
 import { closePlatform, platformContext, type PlatformContext } from '../../src/platform-context.ts';
 import { createPspApp } from '../../src/sandbox/psp/app.ts';
 import { PLATFORM_ISPB } from '../../src/shared/institution.ts';
-import type { TevRequest } from '../../src/transfers/service.ts';
+import { submitTev, type TevAnswer, type TevRequest } from '../../src/transfers/service.ts';
 import { pixPayoutWorkflowId } from '../../workflows/contracts/pix-payout.ts';
 import { sql } from '../support/db.ts';
 import { balanceOf } from '../support/ledger.ts';
@@ -267,5 +269,42 @@ describe("a holder's payment checks the PIN", () => {
     expect(await payTevAsHolder(ctx, await payerAuth(w, true), undefined, tevRequest(w, 1_000n))).toEqual({ result: expect.objectContaining({ kind: 'done' }) });
     expect(await pixToJoao(w, 2_590n, { pinExempt: true })).toEqual({ kind: 'debited', payout: expect.objectContaining({ status: 'PROCESSING' }) });
     expect(await balanceOf(w.payer.accountId)).toBe(10_000n - 1_000n - TEV_FEE - 2_590n - PIX_FEE);
+  });
+});
+
+describe('dual approval turned off between the posting and the hold', () => {
+  const asker = (w: World, idempotencyKey: string) => ({ tenantId: w.tenantId, accountId: w.payer.accountId, requesterHolderId: null, idempotencyKey });
+  const approvalsOf = (w: World) => sql('select id from approval_request where account_id = $1', [w.payer.accountId]);
+
+  test('the payment is posted again, and paid: nothing is held', async () => {
+    const w = await world();
+    await requireApproval(w);
+    const request = tevRequest(w, 1_000n);
+    let postings = 0;
+    const paid = await payOrHold<TevAnswer>(ctx, asker(w, request.idempotencyKey), async () => {
+      postings++;
+      const result = await submitTev(ctx, request);
+      if (result.kind !== 'approval_required') return { answer: result };
+      // The operator turns dual approval off once the posting has answered, before the hold reads the account.
+      await sql('update account set approver_holder_id = null where id = $1', [w.payer.accountId]);
+      return { held: { kind: 'TEV', destinationAccountId: result.destinationAccountId, amountCents: '1000', description: null, externalRef: null } };
+    });
+    expect(postings).toBe(2);
+    expect(paid).toEqual({ answer: expect.objectContaining({ kind: 'done' }) });
+    expect(await approvalsOf(w)).toEqual([]);
+    expect(await balanceOf(w.payer.accountId)).toBe(10_000n - 1_000n - TEV_FEE);
+  });
+
+  test('turned off again after a second posting: TEMPORARILY_UNAVAILABLE, nothing moved or held', async () => {
+    const w = await world();
+    let postings = 0;
+    const post = async () => {
+      postings++;
+      return { held: { kind: 'TEV', destinationAccountId: w.payee.accountId, amountCents: '1000', description: null, externalRef: null } as const };
+    };
+    await expect(payOrHold<TevAnswer>(ctx, asker(w, randomUUID()), post)).rejects.toMatchObject({ code: 'TEMPORARILY_UNAVAILABLE' });
+    expect(postings).toBe(2);
+    expect(await approvalsOf(w)).toEqual([]);
+    expect(await balanceOf(w.payer.accountId)).toBe(10_000n);
   });
 });

@@ -4008,7 +4008,29 @@ export interface operations {
                     "application/json": components["schemas"]["HolderTevSubmittedUnknown"];
                 };
             };
-            503: components["responses"]["UNAVAILABLE"];
+            /** @description UNAVAILABLE, TEMPORARILY_UNAVAILABLE */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAVAILABLE",
+                     *       "message": "The platform could not answer in time; retry later with the same Idempotency-Key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /**
+                         * @description - `UNAVAILABLE`: The platform could not answer in time; retry later with the same Idempotency-Key
+                         *     - `TEMPORARILY_UNAVAILABLE`: This could not be done right now; try again shortly
+                         * @enum {string}
+                         */
+                        code?: "UNAVAILABLE" | "TEMPORARILY_UNAVAILABLE";
+                    };
+                };
+            };
         };
     };
     listApprovals: {
@@ -4320,7 +4342,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /**
                          * @description - `UNAVAILABLE`: The platform could not answer in time; retry later with the same Idempotency-Key
-                         *     - `TEMPORARILY_UNAVAILABLE`: The decision could not be applied right now; try again shortly
+                         *     - `TEMPORARILY_UNAVAILABLE`: This could not be done right now; try again shortly
                          * @enum {string}
                          */
                         code?: "UNAVAILABLE" | "TEMPORARILY_UNAVAILABLE";
@@ -4456,7 +4478,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /**
                          * @description - `UNAVAILABLE`: The platform could not answer in time; retry later with the same Idempotency-Key
-                         *     - `TEMPORARILY_UNAVAILABLE`: The decision could not be applied right now; try again shortly
+                         *     - `TEMPORARILY_UNAVAILABLE`: This could not be done right now; try again shortly
                          * @enum {string}
                          */
                         code?: "UNAVAILABLE" | "TEMPORARILY_UNAVAILABLE";
@@ -4621,7 +4643,29 @@ export interface operations {
             429: components["responses"]["RATE_LIMITED"];
             431: components["responses"]["HEADERS_TOO_LARGE"];
             500: components["responses"]["INTERNAL_ERROR"];
-            503: components["responses"]["UNAVAILABLE"];
+            /** @description UNAVAILABLE, TEMPORARILY_UNAVAILABLE */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAVAILABLE",
+                     *       "message": "The platform could not answer in time; retry later with the same Idempotency-Key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /**
+                         * @description - `UNAVAILABLE`: The platform could not answer in time; retry later with the same Idempotency-Key
+                         *     - `TEMPORARILY_UNAVAILABLE`: This could not be done right now; try again shortly
+                         * @enum {string}
+                         */
+                        code?: "UNAVAILABLE" | "TEMPORARILY_UNAVAILABLE";
+                    };
+                };
+            };
         };
     };
     payPixQrCode: {
@@ -4808,7 +4852,29 @@ export interface operations {
             429: components["responses"]["RATE_LIMITED"];
             431: components["responses"]["HEADERS_TOO_LARGE"];
             500: components["responses"]["INTERNAL_ERROR"];
-            503: components["responses"]["UNAVAILABLE"];
+            /** @description UNAVAILABLE, TEMPORARILY_UNAVAILABLE */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAVAILABLE",
+                     *       "message": "The platform could not answer in time; retry later with the same Idempotency-Key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /**
+                         * @description - `UNAVAILABLE`: The platform could not answer in time; retry later with the same Idempotency-Key
+                         *     - `TEMPORARILY_UNAVAILABLE`: This could not be done right now; try again shortly
+                         * @enum {string}
+                         */
+                        code?: "UNAVAILABLE" | "TEMPORARILY_UNAVAILABLE";
+                    };
+                };
+            };
         };
     };
     listTrustedContacts: {

@@ -2463,28 +2463,6 @@ export interface components {
                 };
             };
         };
-        /** @description UNAVAILABLE */
-        UNAVAILABLE: {
-            headers: {
-                "X-Request-Id": components["headers"]["RequestId"];
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "code": "UNAVAILABLE",
-                 *       "message": "The platform could not answer in time; retry later with the same Idempotency-Key"
-                 *     }
-                 */
-                "application/json": components["schemas"]["Error"] & {
-                    /**
-                     * @description The platform could not answer in time; retry later with the same Idempotency-Key
-                     * @enum {string}
-                     */
-                    code?: "UNAVAILABLE";
-                };
-            };
-        };
         /** @description VALIDATION_ERROR */
         VALIDATION_ERROR: {
             headers: {
@@ -2554,6 +2532,28 @@ export interface components {
                      * @enum {string}
                      */
                     code?: "ACCOUNT_NOT_IN_KEY_SCOPE";
+                };
+            };
+        };
+        /** @description UNAVAILABLE */
+        UNAVAILABLE: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "UNAVAILABLE",
+                 *       "message": "The platform could not answer in time; retry later with the same Idempotency-Key"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"] & {
+                    /**
+                     * @description The platform could not answer in time; retry later with the same Idempotency-Key
+                     * @enum {string}
+                     */
+                    code?: "UNAVAILABLE";
                 };
             };
         };
@@ -2978,7 +2978,29 @@ export interface operations {
                     "application/json": components["schemas"]["TevSubmittedUnknown"];
                 };
             };
-            503: components["responses"]["UNAVAILABLE"];
+            /** @description UNAVAILABLE, TEMPORARILY_UNAVAILABLE */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAVAILABLE",
+                     *       "message": "The platform could not answer in time; retry later with the same Idempotency-Key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /**
+                         * @description - `UNAVAILABLE`: The platform could not answer in time; retry later with the same Idempotency-Key
+                         *     - `TEMPORARILY_UNAVAILABLE`: This could not be done right now; try again shortly
+                         * @enum {string}
+                         */
+                        code?: "UNAVAILABLE" | "TEMPORARILY_UNAVAILABLE";
+                    };
+                };
+            };
         };
     };
     getTev: {
