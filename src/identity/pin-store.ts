@@ -12,6 +12,12 @@ export async function reservePinAttempt(em: EntityManager, holderId: string, max
   return row ? { failedAttempts: row.pin_failed_attempts, pinHash: row.pin_hash } : null;
 }
 
+/** Whether the holder has a PIN, as its row says now. */
+export async function isPinSet(em: EntityManager, holderId: string): Promise<boolean> {
+  const [row] = await em.execute<{ set: boolean }[]>('select pin_hash is not null as set from holder where id = ?', [holderId]);
+  return row?.set ?? false;
+}
+
 export async function isPinLocked(em: EntityManager, holderId: string): Promise<boolean> {
   const [row] = await em.execute<{ locked: boolean }[]>('select pin_locked_at is not null as locked from holder where id = ?', [holderId]);
   return row?.locked ?? false;

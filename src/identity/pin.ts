@@ -5,7 +5,7 @@ import { DomainError, refusals, validationError } from '../shared/errors.ts';
 import { hashSecretSlow, verifySecretSlow } from '../shared/secrets.ts';
 import type { HolderAuth } from './authenticator.ts';
 import { Holder } from './entities.ts';
-import { clearPinAttempts, isPinLocked, lockPin, reservePinAttempt } from './pin-store.ts';
+import { clearPinAttempts, isPinLocked, isPinSet, lockPin, reservePinAttempt } from './pin-store.ts';
 
 export const MAX_PIN_ATTEMPTS = 3;
 
@@ -33,7 +33,9 @@ createPin.raises = refusals('PIN_ALREADY_SET');
  * until an operator unlocks it (`holder:unlock-pin`).
  */
 export async function verifyPin(em: EntityManager, config: Config, holder: Holder, pin: string | undefined): Promise<void> {
-  if (!holder.pinHash) throw new DomainError('PIN_NOT_SET');
+  // A PIN is never removed, so a holder read with one has one. One read without may be the api's kept copy from before
+  // the PIN was created a moment ago (its change announced, not heard yet): the row decides.
+  if (!holder.pinHash && !(await isPinSet(em, holder.id))) throw new DomainError('PIN_NOT_SET');
   if (pin === undefined || !/^\d{4}$/.test(pin)) {
     throw validationError('A 4-digit PIN is required', [{ path: 'body.pin', message: 'must be exactly 4 digits' }]);
   }

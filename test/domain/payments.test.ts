@@ -264,6 +264,16 @@ describe("a holder's payment checks the PIN", () => {
     expect(await balanceOf(w.payer.accountId)).toBe(10_000n - 1_000n - TEV_FEE);
   });
 
+  test('from a holder the api kept from before its PIN was created: the row decides that it has one', async () => {
+    const w = await world();
+    const auth = await payerAuth(w);
+    // As an api that has not heard yet of the PIN created a moment ago still holds the holder.
+    const kept = { ...auth, holder: { ...auth.holder, pinHash: null } as Holder };
+    await expect(payTevAsHolder(ctx, kept, '1397', tevRequest(w, 1_000n))).rejects.toMatchObject({ code: 'INVALID_PIN' });
+    expect(await payTevAsHolder(ctx, kept, PIN, tevRequest(w, 1_000n))).toEqual({ result: expect.objectContaining({ kind: 'done' }) });
+    expect(await balanceOf(w.payer.accountId)).toBe(10_000n - 1_000n - TEV_FEE);
+  });
+
   test("except for a PIN-exempt tenant's client token, which pays without it", async () => {
     const w = await world();
     expect(await payTevAsHolder(ctx, await payerAuth(w, true), undefined, tevRequest(w, 1_000n))).toEqual({ result: expect.objectContaining({ kind: 'done' }) });
