@@ -12,8 +12,8 @@ export interface Asker {
   idempotencyKey: string;
 }
 
-/** A posting's answer: the payment's own, or APPROVAL_REQUIRED with nothing written, and what to hold. */
-export type Posted<A> = { answer: A } | { held: HeldPayment };
+/** A posting's answer: the payment's own, or APPROVAL_REQUIRED with nothing written, and the payment to hold. */
+export type Posted<A> = { answer: A } | { toHold: HeldPayment };
 
 /** A posting can answer APPROVAL_REQUIRED, and dual approval be turned off before the hold reads the account, twice. */
 const POSTINGS = 2;
@@ -32,7 +32,7 @@ export async function payOrHold<A>(ctx: PaymentContext, asker: Asker, post: () =
     const source = await ctx.orm.em.fork().findOneOrFail(Account, { id: asker.accountId });
     if (source.approverHolderId === null) continue;
     const { tenantId, requesterHolderId, idempotencyKey } = asker;
-    return { held: await holdForApproval(ctx, { tenantId, source, requesterHolderId: requesterHolderId ?? source.holderId!, idempotencyKey, payment: posted.held }) };
+    return { held: await holdForApproval(ctx, { tenantId, source, requesterHolderId: requesterHolderId ?? source.holderId!, idempotencyKey, payment: posted.toHold }) };
   }
   throw new DomainError('TEMPORARILY_UNAVAILABLE');
 }

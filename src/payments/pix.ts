@@ -177,8 +177,8 @@ async function pay(ctx: PaymentContext, payer: Payer, payment: Payment): Promise
   const paid = await payOrHold<PaymentAnswer>(ctx, { tenantId, accountId: payer.account.id, requesterHolderId, idempotencyKey }, async () => {
     const debited = await debitInRequest(ctx, payer, payment);
     if (debited.kind !== 'approval_required') return { answer: answerOf(debited) };
-    const held: HeldPayment = { kind: 'PIX', ...payment, amountCents: payment.amountCents.toString() };
-    return { held };
+    const toHold: HeldPayment = { kind: 'PIX', ...payment, amountCents: payment.amountCents.toString() };
+    return { toHold };
   });
   return 'held' in paid ? { kind: 'held', held: paid.held } : paid.answer;
 }

@@ -20,8 +20,8 @@ export async function payTev(ctx: PaymentContext, request: TevRequest): Promise<
   const paid = await payOrHold<TevAnswer>(ctx, { tenantId, accountId, requesterHolderId: null, idempotencyKey }, async () => {
     const result = await submitTev(ctx, request);
     if (result.kind !== 'approval_required') return { answer: result };
-    const held: HeldPayment = { kind: 'TEV', destinationAccountId: result.destinationAccountId, amountCents: request.amountCents.toString(), description: request.description, externalRef: request.externalRef };
-    return { held };
+    const toHold: HeldPayment = { kind: 'TEV', destinationAccountId: result.destinationAccountId, amountCents: request.amountCents.toString(), description: request.description, externalRef: request.externalRef };
+    return { toHold };
   });
   return 'held' in paid ? paid : { result: paid.answer };
 }

@@ -297,7 +297,7 @@ describe('dual approval turned off between the posting and the hold', () => {
       if (result.kind !== 'approval_required') return { answer: result };
       // The operator turns dual approval off once the posting has answered, before the hold reads the account.
       await sql('update account set approver_holder_id = null where id = $1', [w.payer.accountId]);
-      return { held: { kind: 'TEV', destinationAccountId: result.destinationAccountId, amountCents: '1000', description: null, externalRef: null } };
+      return { toHold: { kind: 'TEV', destinationAccountId: result.destinationAccountId, amountCents: '1000', description: null, externalRef: null } };
     });
     expect(postings).toBe(2);
     expect(paid).toEqual({ answer: expect.objectContaining({ kind: 'done' }) });
@@ -310,7 +310,7 @@ describe('dual approval turned off between the posting and the hold', () => {
     let postings = 0;
     const post = async () => {
       postings++;
-      return { held: { kind: 'TEV', destinationAccountId: w.payee.accountId, amountCents: '1000', description: null, externalRef: null } as const };
+      return { toHold: { kind: 'TEV', destinationAccountId: w.payee.accountId, amountCents: '1000', description: null, externalRef: null } as const };
     };
     await expect(payOrHold<TevAnswer>(ctx, asker(w, randomUUID()), post)).rejects.toMatchObject({ code: 'TEMPORARILY_UNAVAILABLE' });
     expect(postings).toBe(2);

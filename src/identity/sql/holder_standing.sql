@@ -1,7 +1,8 @@
 -- Every api instance keeps the holders that tokens name, with their accounts' standing, between requests
 -- (src/tenants/credential-cache.ts). It forgets one when the database says it changed: any change of a holder (its
--- status, onboarding, PIN, anything a request reads of it) or of its account's status or owner, whatever code made it, notifies `credential_revoked` with `hld:<holder id>` at commit. A PIN attempt counted alone does not:
--- no request reads the count from the holder it authenticated with (the PIN check reads and counts in one statement).
+-- status, onboarding, PIN, anything a request reads of it) or of its account's status or owner, whatever code made
+-- it, notifies `credential_revoked` with `hld:<holder id>` at commit. A PIN attempt counted alone does not: no request
+-- reads the count from the holder it authenticated with (the PIN check reads and counts in one statement).
 create or replace function notify_holder_changed() returns trigger language plpgsql as $$
 begin
   -- Apart: a statement names the fields of its own table only.
