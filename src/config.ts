@@ -106,6 +106,14 @@ const schema = z
     PIX_PROVIDER_TIMEOUT_MS: positiveMs.default(3_000),
     /** Notifications of the Pix provider accepted per client address per minute. */
     PIX_PROVIDER_NOTIFICATIONS_MAX_PER_MINUTE: z.coerce.number().int().positive().default(6000),
+    /**
+     * The provider's notifications applied at once per api process, and how many more wait their turn (beyond: 503,
+     * which the provider sends again). A provider sends them in bursts (the sandbox PSP 16 at a time); applied all at
+     * once, a burst took the database's connections and cores from the payments beside it for a quarter of a second,
+     * where their p99 came from (bench/README.md).
+     */
+    PIX_PROVIDER_NOTIFICATIONS_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+    PIX_PROVIDER_NOTIFICATIONS_MAX_WAITING: z.coerce.number().int().min(0).max(10_000).default(256),
     SANDBOX: flag.default(false),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     JSON_BODY_LIMIT: z.string().regex(/^\d+(b|kb|mb)$/i, 'must look like 100kb').default('100kb'),

@@ -5,6 +5,7 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import pg from 'pg';
 import { Webhook } from 'standardwebhooks';
 import { adminOk } from './support/admin.ts';
 import { closeDb, sql } from './support/db.ts';
@@ -16,6 +17,9 @@ import { startPlatform, type Platform } from './support/platform.ts';
 const SECRET = `whsec_${randomBytes(32).toString('base64')}`;
 /** Above what this file sends from its own address in a minute; the rate-limit test sends from another. */
 const RATE_LIMIT = 100;
+/** The api applies one notification at a time and lets four wait: the five sent at once below all fit. */
+const APPLIED_AT_ONCE = 1;
+const WAITING_AT_MOST = 4;
 const provider = new Webhook(SECRET);
 /**
  * Every webhook-id this file sends starts with it: what a refused notification must not have recorded is counted among
@@ -28,7 +32,13 @@ let platform: Platform;
 let tenantId: string;
 let alice: Onboarded;
 beforeAll(async () => {
-  platform = await startPlatform({ SANDBOX_PIX_SETTLE_MS: '600000', PIX_PROVIDER_WEBHOOK_SECRET: SECRET, PIX_PROVIDER_NOTIFICATIONS_MAX_PER_MINUTE: String(RATE_LIMIT) });
+  platform = await startPlatform({
+    SANDBOX_PIX_SETTLE_MS: '600000',
+    PIX_PROVIDER_WEBHOOK_SECRET: SECRET,
+    PIX_PROVIDER_NOTIFICATIONS_MAX_PER_MINUTE: String(RATE_LIMIT),
+    PIX_PROVIDER_NOTIFICATIONS_CONCURRENCY: String(APPLIED_AT_ONCE),
+    PIX_PROVIDER_NOTIFICATIONS_MAX_WAITING: String(WAITING_AT_MOST),
+  });
   tenantId = await newTenant(platform);
   await adminOk(platform.env, 'fees:set', '--tenant', tenantId, '--pix-out-cents', '100');
   alice = await onboarded(platform, tenantId);
@@ -71,6 +81,25 @@ async function processingPayout(amount: number): Promise<{ payoutId: string; end
     return rows.length > 0 ? rows : undefined;
   }, 30_000, 'the payout submitted to the sandbox PSP');
   return { payoutId, endToEndId: submitted.end_to_end_id };
+}
+
+/** The payout locked by a transaction of the test's own, until `release`. */
+async function lockedPayout(payoutId: string): Promise<{ pid: number; release(): Promise<void> }> {
+  const client = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+  await client.connect();
+  const [{ pid }] = (await client.query('select pg_backend_pid() as pid')).rows;
+  await client.query('begin');
+  await client.query('select 1 from pix_payout where id = $1 for update', [payoutId]);
+  let released = false;
+  return {
+    pid,
+    async release() {
+      if (released) return;
+      released = true;
+      await client.query('rollback');
+      await client.end();
+    },
+  };
 }
 
 const payout = (id: string) => http('GET', `${platform.holderUrl}/accounts/${alice.account.id}/payouts/${id}`, { headers: tenantHeaders(tenantId, alice.token) });
@@ -204,6 +233,40 @@ describe('sent at once', () => {
     expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200]);
     expect(new Set(answers.map((a) => a.body.result.movementId)).size).toBe(1);
     expect(await balanceOf(alice.account.id)).toBe(before + 1234n);
+  });
+});
+
+describe('a burst', () => {
+  test('past the notifications applied at once and those waiting, 503 TEMPORARILY_UNAVAILABLE with nothing recorded; sent again, applied', async () => {
+    // One after the other: a holder's PIN checks in flight at once are bounded.
+    const payouts: { payoutId: string; endToEndId: string }[] = [];
+    for (const amount of [81, 82, 83, 84, 85, 86]) payouts.push(await processingPayout(amount));
+    const settled = ({ payoutId, endToEndId }: { payoutId: string; endToEndId: string }) => ({ type: 'payout.settled', data: { payoutId, endToEndId, settledAt: new Date().toISOString() } });
+    const holder = await lockedPayout(payouts[0]!.payoutId);
+    try {
+      // The first is applied, and waits inside for the payout this test holds locked.
+      const first = notify(settled(payouts[0]!));
+      const blocked = () => sql('select 1 from pg_stat_activity where $1 = any(pg_blocking_pids(pid))', [holder.pid]);
+      await waitFor(async () => ((await blocked()).length > 0 ? true : undefined), 10_000, 'the first notification waiting for the payout lock');
+      // Five more at once: four wait their turn in the api, the one that arrives last is refused at once.
+      const money = await moneyOf(alice.account.id);
+      const ids = payouts.slice(1).map(() => messageId());
+      const answered: number[] = [];
+      const others = payouts.slice(1).map((p, i) => notify(settled(p), { id: ids[i] }).then((a) => (answered.push(i), a)));
+      const { refusedIndex } = await waitFor(async () => answered.length > 0 && { refusedIndex: answered[0]! }, 10_000, 'the refused notification answered');
+      const refused = await others[refusedIndex]!;
+      expect([refused.status, refused.body.code]).toEqual([503, 'TEMPORARILY_UNAVAILABLE']);
+      expect(answered).toEqual([refusedIndex]);
+      expect(await moneyOf(alice.account.id)).toEqual(money);
+      await holder.release();
+      const applied = await Promise.all([first, ...others.filter((_, i) => i !== refusedIndex)]);
+      expect(applied.map((a) => [a.status, a.body.result.payoutStatus])).toEqual(Array(5).fill([200, 'POSTED']));
+      // The provider sends the refused one again under its id: applied now.
+      const again = await notify(settled(payouts[refusedIndex + 1]!), { id: ids[refusedIndex] });
+      expect(again.body).toMatchObject({ status: 'applied', result: { payoutStatus: 'POSTED' } });
+    } finally {
+      await holder.release();
+    }
   });
 });
 

@@ -5,6 +5,7 @@ import { accountNumber, branch, cents, cuid, pixEndToEndId } from '../http/commo
 import { defineRoute, type Authenticator } from '../http/route.ts';
 import type { PlatformContext } from '../platform-context.ts';
 import { documentSchema } from '../shared/documents.ts';
+import { Bulkhead } from '../shared/bulkhead.ts';
 import { refusals } from '../shared/errors.ts';
 import { centsAmountSchema } from '../shared/money.ts';
 import { hit, peek } from '../shared/rate-limit.ts';
@@ -129,6 +130,7 @@ function signatureAuthenticator({ config, orm }: PlatformContext): Authenticator
 
 /** `POST {api_url}/v1/pix/provider/notifications`: what the Pix provider tells the platform, signed. */
 export function registerPixProviderNotificationRoutes(router: Router, registry: OpenAPIRegistry, platform: PlatformContext): void {
+  const turns = new Bulkhead(platform.config.PIX_PROVIDER_NOTIFICATIONS_CONCURRENCY, platform.config.PIX_PROVIDER_NOTIFICATIONS_MAX_WAITING);
   registry.registerComponent('securitySchemes', SIGNATURE_SCHEME, {
     type: 'apiKey',
     in: 'header',
@@ -146,7 +148,9 @@ export function registerPixProviderNotificationRoutes(router: Router, registry: 
     description:
       'Called by the PSP, never by integrators. Applied once per `webhook-id` (sent again: 200 `duplicate` with the first result); a payout ' +
       'already final is answered as it stands and nothing moves; a return is credited once per `returnEndToEndId`, an incoming Pix once per ' +
-      '`endToEndId`; with a `txid`, it pays that charge of the platform, or is refused with why (the payer\'s payout then fails). Any 4xx moves nothing.',
+      '`endToEndId`; with a `txid`, it pays that charge of the platform, or is refused with why (the payer\'s payout then fails). Any 4xx moves nothing. ' +
+      'Each api applies a few at once (`PIX_PROVIDER_NOTIFICATIONS_CONCURRENCY`) and lets a bounded number wait their turn; past that, 503 ' +
+      '`TEMPORARILY_UNAVAILABLE` with nothing applied: send it again later.',
     headers,
     auth: signatureAuthenticator(platform),
     body: Notification,
@@ -158,9 +162,11 @@ export function registerPixProviderNotificationRoutes(router: Router, registry: 
         example: { status: 'applied', notificationId: 'msg_2KWPBgLlAfxdpx2AI54pPJ85f4W', type: 'payout.settled', result: { payoutId: 'p4k8m2x6z0b3n7q1w5r9t2v6', payoutStatus: 'POSTED', refundedCents: '0' } },
       },
     },
-    raises: [applyProviderNotification],
+    raises: [Bulkhead, applyProviderNotification],
     async handler({ headers: h, body, req }) {
-      const { answer, payout } = await applyProviderNotification(platform.orm.em.fork(), platform.config.TEMPORAL_TASK_QUEUE, h['webhook-id'], rawBodyOf(req), body);
+      const { answer, payout } = await turns.run(() =>
+        applyProviderNotification(platform.orm.em.fork(), platform.config.TEMPORAL_TASK_QUEUE, h['webhook-id'], rawBodyOf(req), body),
+      );
       if (payout && isFinalPayoutState(payout.state)) wakePayoutWorkflow(platform, payout, payout.state);
       return { status: 200, body: answer };
     },

@@ -329,7 +329,7 @@ export interface paths {
         put?: never;
         /**
          * The Pix provider's notification of a payout settled, failed, cancelled or returned, or of an incoming Pix
-         * @description Called by the PSP, never by integrators. Applied once per `webhook-id` (sent again: 200 `duplicate` with the first result); a payout already final is answered as it stands and nothing moves; a return is credited once per `returnEndToEndId`, an incoming Pix once per `endToEndId`; with a `txid`, it pays that charge of the platform, or is refused with why (the payer's payout then fails). Any 4xx moves nothing.
+         * @description Called by the PSP, never by integrators. Applied once per `webhook-id` (sent again: 200 `duplicate` with the first result); a payout already final is answered as it stands and nothing moves; a return is credited once per `returnEndToEndId`, an incoming Pix once per `endToEndId`; with a `txid`, it pays that charge of the platform, or is refused with why (the payer's payout then fails). Any 4xx moves nothing. Each api applies a few at once (`PIX_PROVIDER_NOTIFICATIONS_CONCURRENCY`) and lets a bounded number wait their turn; past that, 503 `TEMPORARILY_UNAVAILABLE` with nothing applied: send it again later.
          */
         post: operations["receivePixProviderNotification"];
         delete?: never;
@@ -4973,7 +4973,29 @@ export interface operations {
             429: components["responses"]["RATE_LIMITED"];
             431: components["responses"]["HEADERS_TOO_LARGE"];
             500: components["responses"]["INTERNAL_ERROR"];
-            503: components["responses"]["UNAVAILABLE"];
+            /** @description UNAVAILABLE, TEMPORARILY_UNAVAILABLE */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAVAILABLE",
+                     *       "message": "The platform could not answer in time; retry later with the same Idempotency-Key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /**
+                         * @description - `UNAVAILABLE`: The platform could not answer in time; retry later with the same Idempotency-Key
+                         *     - `TEMPORARILY_UNAVAILABLE`: This could not be done right now; try again shortly
+                         * @enum {string}
+                         */
+                        code?: "UNAVAILABLE" | "TEMPORARILY_UNAVAILABLE";
+                    };
+                };
+            };
         };
     };
     getHealth: {
