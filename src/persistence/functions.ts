@@ -24,6 +24,7 @@ export const FUNCTION_SOURCES = [
   'ledger/sql/settle_pix_payout.sql',
   'ledger/sql/return_pix_payout.sql',
   'ledger/sql/debit_recorded_pix_payout.sql',
+  'pix/sql/provider_notifications.sql',
   'identity/sql/holder_standing.sql',
 ] as const;
 

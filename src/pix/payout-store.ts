@@ -7,8 +7,7 @@ import type { Beneficiary } from './provider.ts';
 
 /**
  * The `pix_payout` table: every SQL statement that reads or writes a Pix payout, but the posting functions' (its debit,
- * reversal and returns, in src/ledger/sql/). Callers hold the transaction; `lockPayout` serializes the steps of one
- * payout, as the posting functions' own lock of it does.
+ * reversal and returns, in src/ledger/sql/; its notifications', in src/pix/sql/).
  */
 
 export type PayoutChannel = 'PIX_OUT' | 'QR_CODE_OUT';
@@ -148,14 +147,3 @@ export async function findPayoutWithPayer(em: EntityManager, payoutId: string): 
 /** The payout of an account's Idempotency-Key, if a request under that key was recorded. */
 export const findPayoutByKey = (em: EntityManager, accountId: string, idempotencyKey: string) =>
   one(em, `select ${COLUMNS} from pix_payout p where p.account_id = ? and p.idempotency_key = ?`, [accountId, idempotencyKey]);
-
-/** The payout, locked for the rest of the transaction: the steps of one payout run one after the other. */
-export async function lockPayout(em: EntityManager, payoutId: string): Promise<PixPayout> {
-  const payout = await findPayoutLocked(em, payoutId);
-  if (!payout) throw new Error(`unknown payout ${payoutId}`);
-  return payout;
-}
-
-/** `lockPayout`, for an id that may name no payout (one a provider's notification names): null then. */
-export const findPayoutLocked = (em: EntityManager, payoutId: string): Promise<PixPayout | null> =>
-  one(em, `select ${COLUMNS} from pix_payout p where p.id = ? for update`, [payoutId]);

@@ -175,15 +175,6 @@ export async function settlePayout(em: EntityManager, payoutId: string, state: E
 }
 
 /**
- * `settlePayout` of a payout its caller locked in its transaction (a notification's); answers the payout as it now
- * stands, without reading it again: POSTED when the function settled it, else as it was (the function decides).
- */
-export async function settleLockedPayout(tx: EntityManager, payout: PixPayout, state: Extract<ProviderPayoutState, { state: 'POSTED' }>): Promise<PixPayout> {
-  const { code } = await callSettlePixPayout(tx, payout.id, state.endToEndId, state.settledAt);
-  return code === 'SETTLED' ? { ...payout, state: 'POSTED', endToEndId: state.endToEndId } : payout;
-}
-
-/**
  * The provider failed or cancelled it (`reverse_pix_payout`, src/ledger/sql/): amount and fee return to the holder as
  * a reversal of the debit, which is marked with the settlement account's credit, and `pix.payout.failed|cancelled` is
  * written. A payout no longer PROCESSING is left as it is.
@@ -207,16 +198,3 @@ export async function refundPayout(em: EntityManager, payoutId: string, refund: 
   }
 }
 refundPayout.raises = refusals('RETURN_EXCEEDS_PAYOUT');
-
-/**
- * A return the provider delivered (a devolução of the receiving institution), at any time after the payment: also
- * after the workflow's refund watch ended. Only a settled Pix is returned, so a payout not yet seen settled settles
- * first, with the state the provider reports.
- */
-export async function receivePayoutReturn(em: EntityManager, payoutId: string, state: Extract<ProviderPayoutState, { state: 'POSTED' }> & { refund: ProviderRefund }): Promise<void> {
-  await em.transactional(async (tx) => {
-    await settlePayout(tx, payoutId, state);
-    await refundPayout(tx, payoutId, state.refund);
-  });
-}
-receivePayoutReturn.raises = refusals(refundPayout);

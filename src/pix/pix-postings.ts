@@ -13,7 +13,7 @@ import type { PixParty } from './provider.ts';
  */
 
 /** The ids of up to 3 movements and 4 entries, as an array literal (the query builder would spread an array). */
-const postingIds = (): string => `{${Array.from({ length: 7 }, newCuid).join(',')}}`;
+export const postingIds = (): string => `{${Array.from({ length: 7 }, newCuid).join(',')}}`;
 
 export interface CreditRow {
   code: 'CREDITED' | 'ACCOUNT_NOT_FOUND' | 'ACCOUNT_NOT_APPROVED' | 'ACCOUNT_NOT_ACTIVE' | 'AMOUNT_BELOW_RECEIVE_FEE';

@@ -5,8 +5,8 @@ import { DomainError, notFound, refusals } from '../shared/errors.ts';
 import { payCharge } from './charge-settlement.ts';
 import { findChargeByTxid } from './charge-store.ts';
 import { receivePix } from './incoming.ts';
-import { findPayoutLocked, lockPayout, type PixPayout, type PixPayoutState } from './payout-store.ts';
-import { receivePayoutReturn, reversePayout, settleLockedPayout } from './payouts.ts';
+import { applyPayoutNotificationRow, finishNotification, recordNotification } from './notification-store.ts';
+import type { PixPayoutState } from './payout-store.ts';
 import type { PixParty } from './provider.ts';
 
 /**
@@ -45,7 +45,7 @@ export interface NotificationAnswer {
  */
 export interface NotificationOutcome {
   answer: NotificationAnswer;
-  payout: PixPayout | null;
+  payout: { id: string; tenantId: string; accountId: string; state: PixPayoutState } | null;
 }
 
 const bodyHash = (raw: Buffer) => createHash('sha256').update(raw).digest('hex');
@@ -55,79 +55,69 @@ const bodyHash = (raw: Buffer) => createHash('sha256').update(raw).digest('hex')
  * a charge a `pix.received` pays is handed off.
  */
 export async function applyProviderNotification(em: EntityManager, taskQueue: string, id: string, raw: Buffer, notification: ProviderNotification): Promise<NotificationOutcome> {
+  const hash = bodyHash(raw);
+  if (notification.type === 'pix.received') return applyIncomingNotification(em, taskQueue, id, hash, notification.data);
+  return applyPayoutNotification(em, id, hash, notification);
+}
+
+/** The same notification again: what it did the first time; another body under its id is refused. */
+function answerSeen(id: string, seen: { code: string; seen_type: ProviderNotification['type'] | null; result: unknown }): NotificationOutcome {
+  if (seen.code === 'NOTIFICATION_ID_REUSED') throw new DomainError('NOTIFICATION_ID_REUSED');
+  return { answer: { status: 'duplicate', notificationId: id, type: seen.seen_type!, result: seen.result as NotificationResult }, payout: null };
+}
+answerSeen.raises = refusals('NOTIFICATION_ID_REUSED');
+
+/**
+ * A payout's outcome, in one statement (`apply_pix_payout_notification`, src/pix/sql/): settled, failed or cancelled,
+ * or a return (devolução) credited, a payout not seen settled settling first. One already final (settled by the
+ * fallback query, say) is left as it is and answered as it stands. A payout never submitted, another end-to-end id
+ * than the one it settled under, a return of a failed or cancelled payout, or one past what is left, is refused with
+ * nothing written.
+ */
+async function applyPayoutNotification(em: EntityManager, id: string, hash: string, notification: Exclude<ProviderNotification, { type: 'pix.received' }>): Promise<NotificationOutcome> {
+  const { data } = notification;
+  const returned = notification.type === 'payout.returned' ? notification.data : null;
+  const row = await applyPayoutNotificationRow(em, {
+    id,
+    type: notification.type,
+    bodyHash: hash,
+    payoutId: data.payoutId,
+    endToEndId: data.endToEndId,
+    settledAt: notification.type === 'payout.settled' ? notification.data.settledAt : returned ? (returned.settledAt ?? returned.returnedAt) : null,
+    reason: notification.type === 'payout.failed' || notification.type === 'payout.cancelled' ? notification.data.reason : null,
+    returned: returned && { endToEndId: returned.returnEndToEndId, amountCents: returned.amountCents, returnedAt: new Date(returned.returnedAt).toISOString() },
+  });
+  switch (row.code) {
+    case 'PAYOUT_NOT_FOUND':
+      throw new DomainError('PAYOUT_NOT_FOUND');
+    case 'END_TO_END_ID_MISMATCH':
+      throw new DomainError('END_TO_END_ID_MISMATCH', { endToEndId: row.expected_end_to_end_id! });
+    case 'PAYOUT_NOT_RETURNABLE':
+      throw new DomainError('PAYOUT_NOT_RETURNABLE', { state: row.payout_status! });
+    case 'RETURN_EXCEEDS_PAYOUT':
+      throw new DomainError('RETURN_EXCEEDS_PAYOUT', { payoutId: data.payoutId, amountCents: returned!.amountCents, leftCents: row.left_cents! });
+    case 'DUPLICATE':
+    case 'NOTIFICATION_ID_REUSED':
+      return answerSeen(id, row);
+    case 'APPLIED':
+      return {
+        answer: { status: 'applied', notificationId: id, type: notification.type, result: row.result as NotificationResult },
+        payout: { id: data.payoutId, tenantId: row.tenant_id!, accountId: row.account_id!, state: row.payout_status! },
+      };
+  }
+}
+applyPayoutNotification.raises = refusals('PAYOUT_NOT_FOUND', 'END_TO_END_ID_MISMATCH', 'PAYOUT_NOT_RETURNABLE', 'RETURN_EXCEEDS_PAYOUT', answerSeen);
+
+/** An incoming Pix's notification, recorded by its id in the transaction that credits it. */
+async function applyIncomingNotification(em: EntityManager, taskQueue: string, id: string, hash: string, pix: Extract<ProviderNotification, { type: 'pix.received' }>['data']): Promise<NotificationOutcome> {
   return em.transactional(async (tx) => {
-    const hash = bodyHash(raw);
-    // Inserted first: the same id sent twice at once waits here for the first one's transaction, then reads its result.
-    const inserted = await tx.execute<{ id: string }[]>(
-      `insert into pix_provider_notification (id, type, end_to_end_id, body_hash) values (?, ?, ?, ?) on conflict (id) do nothing returning id`,
-      [id, notification.type, notification.data.endToEndId, hash],
-    );
-    if (inserted.length === 0) {
-      const [seen] = await tx.execute<{ type: ProviderNotification['type']; body_hash: string; result: NotificationResult }[]>(
-        'select type, body_hash, result from pix_provider_notification where id = ?',
-        [id],
-      );
-      if (seen!.body_hash !== hash) throw new DomainError('NOTIFICATION_ID_REUSED');
-      return { answer: { status: 'duplicate', notificationId: id, type: seen!.type, result: seen!.result }, payout: null };
-    }
-    let payout: PixPayout | null = null;
-    let result: NotificationResult;
-    if (notification.type === 'pix.received') {
-      result = await applyIncomingPix(tx, taskQueue, notification.data);
-    } else {
-      payout = await applyPayoutNotification(tx, notification);
-      result = payoutResult(payout);
-    }
-    await tx.execute('update pix_provider_notification set result = ?::jsonb where id = ?', [JSON.stringify(result), id]);
-    return { answer: { status: 'applied', notificationId: id, type: notification.type, result }, payout };
+    const seen = await recordNotification(tx, id, 'pix.received', pix.endToEndId, hash);
+    if (seen.code !== 'RECORDED') return answerSeen(id, seen);
+    const result = await applyIncomingPix(tx, taskQueue, pix);
+    await finishNotification(tx, id, result);
+    return { answer: { status: 'applied', notificationId: id, type: 'pix.received', result }, payout: null };
   });
 }
-
-const payoutResult = (payout: PixPayout): NotificationResult => ({ payoutId: payout.id, payoutStatus: payout.state, refundedCents: payout.refundedCents.toString() });
-
-/** A payout the provider was given: recorded and debited (a payout still REQUESTED or REJECTED was never submitted). */
-async function lockSubmittedPayout(tx: EntityManager, payoutId: string, endToEndId: string): Promise<PixPayout> {
-  const payout = await findPayoutLocked(tx, payoutId);
-  if (!payout || payout.state === 'REQUESTED' || payout.state === 'REJECTED') throw new DomainError('PAYOUT_NOT_FOUND');
-  if (payout.endToEndId !== null && payout.endToEndId !== endToEndId) {
-    throw new DomainError('END_TO_END_ID_MISMATCH', { endToEndId: payout.endToEndId });
-  }
-  return payout;
-}
-lockSubmittedPayout.raises = refusals('PAYOUT_NOT_FOUND', 'END_TO_END_ID_MISMATCH');
-
-/** Only a settled payout is returned; what may still be returned is `refundPayout`'s rule. */
-function assertReturnable(payout: PixPayout): void {
-  if (payout.state === 'FAILED' || payout.state === 'CANCELLED') {
-    throw new DomainError('PAYOUT_NOT_RETURNABLE', { state: payout.state });
-  }
-}
-assertReturnable.raises = refusals('PAYOUT_NOT_RETURNABLE');
-
-/** A payout's outcome; one already final (settled by the fallback query, say) is left as it is and answered as it stands. */
-async function applyPayoutNotification(tx: EntityManager, notification: Exclude<ProviderNotification, { type: 'pix.received' }>): Promise<PixPayout> {
-  const payout = await lockSubmittedPayout(tx, notification.data.payoutId, notification.data.endToEndId);
-  switch (notification.type) {
-    case 'payout.settled':
-      // The most frequent notification: settled on the lock taken above, and answered without reading it again.
-      return settleLockedPayout(tx, payout, { state: 'POSTED', endToEndId: notification.data.endToEndId, settledAt: notification.data.settledAt, refund: null });
-    case 'payout.failed':
-    case 'payout.cancelled':
-      await reversePayout(tx, payout.id, { state: notification.type === 'payout.failed' ? 'FAILED' : 'CANCELLED', endToEndId: notification.data.endToEndId, reason: notification.data.reason });
-      break;
-    case 'payout.returned':
-      assertReturnable(payout);
-      await receivePayoutReturn(tx, payout.id, {
-        state: 'POSTED',
-        endToEndId: notification.data.endToEndId,
-        settledAt: notification.data.settledAt ?? notification.data.returnedAt,
-        refund: { endToEndId: notification.data.returnEndToEndId, amountCents: notification.data.amountCents.toString(), refundedAt: notification.data.returnedAt },
-      });
-      break;
-  }
-  return lockPayout(tx, payout.id);
-}
-applyPayoutNotification.raises = refusals(lockSubmittedPayout, assertReturnable, receivePayoutReturn);
 
 /**
  * An incoming Pix to an account of the platform, credited once by its end-to-end id: the same Pix notified again under
@@ -159,5 +149,6 @@ async function applyIncomingPix(tx: EntityManager, taskQueue: string, pix: Extra
 }
 applyIncomingPix.raises = refusals('RECEIVER_NOT_FOUND', 'NOT_FOUND', receivePix, payCharge);
 
-// Declared last: it names the steps above.
-applyProviderNotification.raises = refusals('NOTIFICATION_ID_REUSED', applyPayoutNotification, applyIncomingPix);
+// Declared last: they name the steps above.
+applyIncomingNotification.raises = refusals(answerSeen, applyIncomingPix);
+applyProviderNotification.raises = refusals(applyPayoutNotification, applyIncomingNotification);

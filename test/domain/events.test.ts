@@ -27,13 +27,14 @@ import { createCharge, expireCharge } from '../../src/pix/charges.ts';
 import { payCharge, refundCharge } from '../../src/pix/charge-settlement.ts';
 import { pixEndToEndId } from '../../src/pix/end-to-end.ts';
 import { receivePix } from '../../src/pix/incoming.ts';
-import { debitPayout, payoutDebitOf, receivePayoutReturn, refundPayout, reversePayout, settlePayout } from '../../src/pix/payouts.ts';
+import { debitPayout, payoutDebitOf, refundPayout, reversePayout, settlePayout } from '../../src/pix/payouts.ts';
 import { newCuid } from '../../src/shared/ids.ts';
 import { resolveTev, settleTev, settleTevBatch } from '../../src/transfers/settlement.ts';
 import type { TevSubmission } from '../../workflows/contracts/tev.ts';
 import { sql } from '../support/db.ts';
 import { newCnpj, newCpf } from '../support/fixtures.ts';
 import { domainDatabase, fund, onboardedHolder, type HolderAccount } from './support/accounts.ts';
+import { applyNotification, payoutReturned } from './support/notifications.ts';
 import { tevSubmission } from './support/tev.ts';
 
 const db = domainDatabase();
@@ -190,7 +191,8 @@ describe('the events a case writes parse with their definitions', () => {
     for (const amountCents of ['800', '1200']) {
       await refundPayout(db.em(), inParts, { endToEndId: `D${pixEndToEndId('87654321').slice(1)}`, amountCents, refundedAt: new Date().toISOString() });
     }
-    await receivePayoutReturn(db.em(), returnedFirst, { ...posted(), refund: { endToEndId: `D${pixEndToEndId('87654321').slice(1)}`, amountCents: '1500', refundedAt: new Date().toISOString() } });
+    const { endToEndId, settledAt } = posted();
+    await applyNotification(db.em(), payoutReturned(returnedFirst, { endToEndId, settledAt, returnEndToEndId: `D${pixEndToEndId('87654321').slice(1)}`, amountCents: 1500n }));
     expect((await expectEventsConform(w.tenantId)).slice(1)).toEqual(['pix.payout.succeeded', 'pix.payout.refunded', 'pix.payout.refunded', 'pix.payout.succeeded', 'pix.payout.refunded']);
   });
 

@@ -13,7 +13,7 @@ import { payCharge, refundCharge } from '../../src/pix/charge-settlement.ts';
 import { receivePix } from '../../src/pix/incoming.ts';
 import { MASK_PAYER_VISIBLE_CPF } from '../../src/persistence/migrations/Migration20261124000500_mask_payer_visible_cpf.ts';
 import { callDebitBatch, PixDebitQueue, type DebitOutcome } from '../../src/pix/payout-debits.ts';
-import { debitPayout, debitUnconfirmedPayout, openPayout, payoutDebitOf, receivePayoutReturn, refundPayout, reversePayout, settlePayout } from '../../src/pix/payouts.ts';
+import { debitPayout, debitUnconfirmedPayout, openPayout, payoutDebitOf, refundPayout, reversePayout, settlePayout } from '../../src/pix/payouts.ts';
 import { newCuid } from '../../src/shared/ids.ts';
 import { isoUtc } from '../../src/shared/pagination.ts';
 import { paymentDate } from '../../src/shared/time.ts';
@@ -22,6 +22,7 @@ import { sql } from '../support/db.ts';
 import { balanceOf } from '../support/ledger.ts';
 import { tenantState } from '../support/tenant-state.ts';
 import { domainDatabase, fund, onboardedHolder, tenantAccountId, type HolderAccount } from './support/accounts.ts';
+import { applyNotification, payoutReturned } from './support/notifications.ts';
 
 const RECEIVE_FEE = 10n;
 const SEND_FEE = 100n;
@@ -289,10 +290,28 @@ describe('returns of a payout (a charge it paid refunded by the receiver)', () =
     expect(await balances(w)).toEqual({ holder: AFTER_FUNDING.holder - SEND_FEE, settlement: AFTER_FUNDING.settlement, revenue: AFTER_FUNDING.revenue + SEND_FEE });
   });
 
+  test('a return past the amount of a payout not seen settled is refused with its settlement undone: nothing written, not even the notification', async () => {
+    const w = await world();
+    const payoutId = await payout(w, 1_500n);
+    const state = async () => ({ payout: await payoutStatus(payoutId), movements: await movementsOf(payoutId), balances: await balances(w) });
+    const before = await state();
+    const id = `msg_${randomUUID()}`;
+    const notification = payoutReturned(payoutId, { endToEndId: E2E, settledAt: new Date().toISOString(), returnEndToEndId: 'D00000000202601021208ddddddddddd', amountCents: 1_501n });
+    await expect(applyNotification(db.em(), notification, id)).rejects.toMatchObject({ code: 'RETURN_EXCEEDS_PAYOUT', message: expect.stringContaining('1500 cents are left') });
+    expect(await state()).toEqual(before);
+    expect(before.payout).toEqual({ status: 'PROCESSING', reason: null });
+    expect(await sql(`select type from event_outbox where data->>'payoutId' = $1`, [payoutId])).toEqual([]);
+    expect(await sql('select id from pix_provider_notification where id = $1', [id])).toEqual([]);
+    // The provider sends it again with what is left: settled and returned in full, once.
+    const fits = payoutReturned(payoutId, { endToEndId: E2E, settledAt: new Date().toISOString(), returnEndToEndId: 'D00000000202601021208ddddddddddd', amountCents: 1_500n });
+    expect((await applyNotification(db.em(), fits, id)).answer).toMatchObject({ status: 'applied', result: { payoutStatus: 'REFUNDED', refundedCents: '1500' } });
+  });
+
   test('a return delivered before the platform saw the payout settle settles it first, then credits it', async () => {
     const w = await world();
     const payoutId = await payout(w, 1_500n);
-    await receivePayoutReturn(db.em(), payoutId, { state: 'POSTED', endToEndId: E2E, settledAt: new Date().toISOString(), refund: returned('D00000000202601021205aaaaaaaaaaa', '1500') });
+    const notified = await applyNotification(db.em(), payoutReturned(payoutId, { endToEndId: E2E, settledAt: new Date().toISOString(), returnEndToEndId: 'D00000000202601021205aaaaaaaaaaa', amountCents: 1500n }));
+    expect(notified.answer.result).toEqual({ payoutId, payoutStatus: 'REFUNDED', refundedCents: '1500' });
     // The provider's settlement, when the workflow reads it later, changes nothing.
     await settlePayout(db.em(), payoutId, { state: 'POSTED', endToEndId: E2E, settledAt: new Date().toISOString(), refund: null });
 
