@@ -360,7 +360,7 @@ describe('refused notifications move nothing', () => {
     expect(await moneyOf(alice.account.id)).toEqual(money);
   });
 
-  test(`more than ${RATE_LIMIT} a minute from one address: 429 RATE_LIMITED`, async () => {
+  test(`more than ${RATE_LIMIT} refused a minute from one address: 429 RATE_LIMITED; a genuine one from it is still applied`, async () => {
     // Twice the limit and one: however the minutes' windows fall, one of them counts more than the limit.
     const headers = { 'x-forwarded-for': '203.0.113.77', 'webhook-id': messageId('flood'), 'webhook-timestamp': String(Math.floor(Date.now() / 1000)), 'webhook-signature': 'v1,Zm9yZ2Vk' };
     const money = await moneyOf(alice.account.id);
@@ -368,6 +368,11 @@ describe('refused notifications move nothing', () => {
     for (let i = 0; i < 2 * RATE_LIMIT + 1; i++) statuses.push((await http('POST', notificationsUrl(), { body, headers })).status);
     expect(new Set(statuses)).toEqual(new Set([401, 429]));
     expect(await moneyOf(alice.account.id)).toEqual(money);
+    // The limit counts refused notifications: a genuine one from that address, signed, is applied all the same.
+    const other = await processingPayout(64);
+    const genuine = await notify({ type: 'payout.settled', data: { ...other, settledAt: new Date().toISOString() } }, { headers: { 'x-forwarded-for': '203.0.113.77' } });
+    expect(genuine.status).toBe(200);
+    expect(genuine.body.result).toMatchObject({ payoutId: other.payoutId, payoutStatus: 'POSTED' });
   });
 
   test('a body that is not a notification is 400 VALIDATION_ERROR, even signed', async () => {

@@ -6,9 +6,9 @@ import { defineRoute, type Authenticator } from '../http/route.ts';
 import type { PlatformContext } from '../platform-context.ts';
 import { documentSchema } from '../shared/documents.ts';
 import { Bulkhead } from '../shared/bulkhead.ts';
-import { refusals } from '../shared/errors.ts';
+import { DomainError, refusals } from '../shared/errors.ts';
 import { centsAmountSchema } from '../shared/money.ts';
-import { hit, peek } from '../shared/rate-limit.ts';
+import { hit, rateLimited, windowEnd } from '../shared/rate-limit.ts';
 import { freeText, z } from '../shared/zod.ts';
 import { isFinalPayoutState, wakePayoutWorkflow } from './payout-wake.ts';
 import { applyProviderNotification } from './provider-notifications.ts';
@@ -99,19 +99,20 @@ const Answer = z
   .openapi('PixProviderNotificationAnswer');
 
 /**
- * The provider proves each notification with its signature. The refused ones (unsigned, forged, stale) are counted per
- * client address, and an address past the limit is refused before its signature is checked, so a flood of forgeries
- * costs one read each. A genuine notification is not counted: counting it was an upsert of the address's one row
- * per minute, which every notification of the provider waited for in turn (15 ms each during a drain).
+ * The provider proves each notification with its signature, checked first: a genuine notification costs no database
+ * work here. The refused ones (unsigned, forged, stale) are counted per client address, shared by every api, and past
+ * the limit they are answered 429 until the minute ends; an api that saw an address past it refuses that address's
+ * next forgeries without counting them, so a flood costs one write per api and minute. (Checking the count first cost
+ * every genuine notification a read; counting genuine ones cost an upsert of one row that each waited for in turn.)
  */
 function signatureAuthenticator({ config, orm }: PlatformContext): Authenticator<undefined> {
   const limit = { name: 'pix-provider-notifications', limit: config.PIX_PROVIDER_NOTIFICATIONS_MAX_PER_MINUTE, windowSeconds: 60 };
+  /** Addresses seen past the limit, with the end of that window (ms); a few at most, forgotten as they end. */
+  const pastLimit = new Map<string, number>();
   return {
     security: SIGNATURE_SCHEME,
-    raises: refusals(peek, hit, verifyProviderSignature),
+    raises: refusals(hit, verifyProviderSignature),
     async authenticate(req, h) {
-      const address = req.ip ?? 'unknown';
-      await peek(orm.em.fork(), limit, address);
       const signatures = req.headers['webhook-signature'];
       try {
         verifyProviderSignature(
@@ -120,7 +121,16 @@ function signatureAuthenticator({ config, orm }: PlatformContext): Authenticator
           Math.floor(Date.now() / 1000),
         );
       } catch (refused) {
-        await hit(orm.em.fork(), limit, address);
+        const address = req.ip ?? 'unknown';
+        const now = Date.now();
+        for (const [seen, until] of pastLimit) if (until <= now) pastLimit.delete(seen);
+        if (pastLimit.has(address)) throw rateLimited(limit);
+        try {
+          await hit(orm.em.fork(), limit, address);
+        } catch (err) {
+          if (err instanceof DomainError && err.refusal === 'RATE_LIMITED') pastLimit.set(address, windowEnd(limit, now));
+          throw err;
+        }
         throw refused;
       }
       return undefined;

@@ -21,7 +21,7 @@ export async function hit(em: EntityManager, rule: RateLimit, key: string): Prom
     [`${rule.name}:${key}`, rule.windowSeconds, rule.windowSeconds],
   );
   if (Math.random() < 0.01) await em.execute(`delete from rate_limit_hit where window_start < now() - interval '1 day'`);
-  if (row!.hits > rule.limit) throw tooMany(rule);
+  if (row!.hits > rule.limit) throw rateLimited(rule);
 }
 hit.raises = refusals('RATE_LIMITED');
 
@@ -30,7 +30,7 @@ export async function peek(em: EntityManager, rule: RateLimit, key: string): Pro
     `select hits from rate_limit_hit where bucket = ? and window_start = to_timestamp(floor(extract(epoch from now()) / ?) * ?)`,
     [`${rule.name}:${key}`, rule.windowSeconds, rule.windowSeconds],
   );
-  if (row && row.hits >= rule.limit) throw tooMany(rule);
+  if (row && row.hits >= rule.limit) throw rateLimited(rule);
 }
 peek.raises = refusals('RATE_LIMITED');
 
@@ -38,4 +38,8 @@ export async function reset(em: EntityManager, rule: RateLimit, key: string): Pr
   await em.execute('delete from rate_limit_hit where bucket = ?', [`${rule.name}:${key}`]);
 }
 
-const tooMany = (rule: RateLimit) => new DomainError('RATE_LIMITED', { windowSeconds: rule.windowSeconds });
+/** The refusal of a rule's limit. */
+export const rateLimited = (rule: RateLimit) => new DomainError('RATE_LIMITED', { windowSeconds: rule.windowSeconds });
+
+/** When the fixed window that `at` (ms) falls in ends, in ms: the windows `hit` and `peek` count in. */
+export const windowEnd = (rule: RateLimit, at: number) => (Math.floor(at / 1000 / rule.windowSeconds) + 1) * rule.windowSeconds * 1000;
