@@ -139,6 +139,9 @@ export async function submitPayout(ctx: PspContext, s: PayoutSubmission): Promis
     }
     return true;
   });
+  // Taken now: it settles later, so it is PROCESSING (a payout is submitted once per payment, and answered without
+  // reading it back). Submitted before: as it stands, unless the amount says it is another payout.
+  if (created) return { created, payout: { payoutId: s.payoutId, state: 'PROCESSING' } };
   const known = await findPayout(ctx.pool, s.payoutId);
   if (known!.amountCents !== s.amountCents) throw new PspError(409, 'PAYOUT_ID_REUSED', `Payout ${s.payoutId} was submitted with another amount`);
   return { created, payout: await readPayout(ctx, s.payoutId) };

@@ -338,16 +338,18 @@ export async function setControls(db: Sql, platformUrl: string, c: Partial<Contr
  * otherwise delayed by `delayMs` if a delay is left (the row lock makes concurrent takers count down one by one).
  */
 export async function takeControl(db: Sql, platformUrl: string): Promise<{ drop: boolean; delayMs: number }> {
-  const dropped = await run(
+  // One statement: with no control set (nearly always) it finds no row and writes nothing.
+  const { rows } = await run<{ dropped: boolean; delay_ms: number }>(
     db,
-    'update sandbox_psp_control set drop_next = drop_next - 1 where platform_url = $1 and drop_next > 0 returning platform_url',
+    `with taken as (
+       select drop_next > 0 as dropped, delay_ms from sandbox_psp_control
+        where platform_url = $1 and (drop_next > 0 or delay_next > 0) for update)
+     update sandbox_psp_control c
+        set drop_next = c.drop_next - taken.dropped::int, delay_next = c.delay_next - (not taken.dropped)::int
+       from taken where c.platform_url = $1
+     returning taken.dropped, taken.delay_ms`,
     [platformUrl],
   );
-  if (dropped.rows.length > 0) return { drop: true, delayMs: 0 };
-  const { rows } = await run<{ delay_ms: number }>(
-    db,
-    'update sandbox_psp_control set delay_next = delay_next - 1 where platform_url = $1 and delay_next > 0 returning delay_ms',
-    [platformUrl],
-  );
-  return { drop: false, delayMs: rows[0]?.delay_ms ?? 0 };
+  const taken = rows[0];
+  return taken ? { drop: taken.dropped, delayMs: taken.dropped ? 0 : taken.delay_ms } : { drop: false, delayMs: 0 };
 }
