@@ -1,24 +1,21 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 import type { Orm } from '../persistence/orm.ts';
 import { startWorkflow, type WorkflowStart } from '../temporal/workflow-start.ts';
 import { startPollLoop, type PollLoop } from '../shared/poll-loop.ts';
 import { within } from '../shared/time.ts';
-import { claimDueHandOffs, deleteHandOffs, handOffOf, rescheduleHandOff, type HandOff, type HandOffRow } from './store.ts';
+import { claimDueHandOffs, deleteHandOffs, handOffOf, rescheduleHandOff, type HandOff } from './store.ts';
 
 /**
  * How often an idle reconciler looks for due rows. A Pix debit's hand-off is due at once and waits for the next look,
- * so half of this is added to every payout's time to reach the provider (one look a second put 0.9 s there at a steady
- * 25 payments/s; bench/README.md); a look that finds nothing is one indexed statement.
+ * so half of this is added to every payout's time to reach the provider; a look that finds nothing is one indexed
+ * statement.
  */
 const SWEEP_MS = 250;
 /** The most rows one sweep starts before it reports; a full sweep is followed by another at once. */
 const SWEEP_MAX = 200;
 /** Rows claimed and started together: the lease covers one group, not a whole sweep. */
 const GROUP = 16;
-/** Groups carried out at once in a sweep. */
-const GROUPS_IN_FLIGHT = 4;
 /** A start not taken by then counts as failed (and is retried). */
 const START_DEADLINE_MS = 5000;
 /** A step before a start (`BeforeStart`) not done by then counts as failed (and is retried). */
@@ -64,56 +61,41 @@ export function startHandOffReconciler(orm: Orm, client: Client, taskQueue: stri
     await startWorkflow(client, taskQueue, prepared, { eager: colocatedWorker, deadlineMs: START_DEADLINE_MS });
   }
 
-  /** Carries out one claimed group; answers how many of its rows failed, with the last error. */
-  async function carryOutGroup(em: EntityManager, rows: HandOffRow[]): Promise<{ failed: number; lastError: string }> {
-    const started: HandOff[] = [];
-    let failed = 0;
-    let lastError = '';
-    await Promise.all(
-      rows.map(async (row) => {
-        const h = handOffOf(row);
-        try {
-          await carryOut(h.start);
-          started.push(h);
-        } catch (err) {
-          failed++;
-          lastError = err instanceof Error ? err.message : String(err);
-          await rescheduleHandOff(em, h, retryDelay(row.attempts), lastError);
-        }
-      }),
-    );
-    // One statement for the group: a row left by a crash here only costs the next sweep an idempotent start.
-    await deleteHandOffs(em, started);
-    return { failed, lastError };
-  }
-
   /**
-   * Claims full groups one after the other while earlier ones are still carried out, up to `GROUPS_IN_FLIGHT`: a
-   * group's rows wait for its own starts, never for another group's (a payout's submission to the provider, the step
-   * before its start, then goes out as soon as it is claimed, however slowly Temporal answers the starts before it).
+   * One group after the other, each waiting for its starts before the next is claimed: the submissions, and the
+   * notifications and wakes that follow them, go at the pace Temporal and the worker take the runs. Four groups at once
+   * settled payouts faster than their runs ended: thousands of woken runs waited for the worker a minute after the last
+   * payout was final (bench/README.md).
    */
   async function sweep(): Promise<number> {
     const em = orm.em.fork();
     let claimed = 0;
     let failed = 0;
     let lastError = '';
-    const inFlight = new Set<Promise<void>>();
-    for (let full = true; full && failed === 0 && claimed < SWEEP_MAX; ) {
+    for (let full = true; full && claimed < SWEEP_MAX; ) {
       const rows = await claimDueHandOffs(em, taskQueue, GROUP, HAND_OFF_LEASE_MS);
       claimed += rows.length;
-      const group: Promise<void> = carryOutGroup(em, rows).then((outcome) => {
-        failed += outcome.failed;
-        if (outcome.failed) lastError = outcome.lastError;
-        inFlight.delete(group);
-      });
-      inFlight.add(group);
-      full = rows.length === GROUP;
-      if (inFlight.size >= GROUPS_IN_FLIGHT) await Promise.race(inFlight);
-      // Once a start is refused (Temporal away, say), no more groups are claimed: the next sweep tries again.
+      const started: HandOff[] = [];
+      await Promise.all(
+        rows.map(async (row) => {
+          const h = handOffOf(row);
+          try {
+            await carryOut(h.start);
+            started.push(h);
+          } catch (err) {
+            failed++;
+            lastError = err instanceof Error ? err.message : String(err);
+            await rescheduleHandOff(em, h, retryDelay(row.attempts), lastError);
+          }
+        }),
+      );
+      // One statement for the group: a row left by a crash here only costs the next sweep an idempotent start.
+      await deleteHandOffs(em, started);
+      // A start refused (Temporal away, say): the next sweep tries again, not the rest of this one.
+      full = rows.length === GROUP && started.length === rows.length;
     }
-    await Promise.all(inFlight);
     if (claimed > 0) logger.info({ started: claimed - failed, failed, ...(failed ? { lastError } : {}) }, 'hand-off reconciler: workflows started');
-    return failed === 0 ? claimed : 0;
+    return claimed - failed;
   }
 
   // A full sweep that went through: look again at once.

@@ -103,30 +103,3 @@ test("a workflow type's step before its start: the run is started as the step an
   // Started as the step answered: its first task delayed.
   expect(Number(history.events![0]!.workflowExecutionStartedEventAttributes!.firstWorkflowTaskBackoff!.seconds)).toBe(60);
 });
-
-test("a group's rows wait for their own starts only: while one group's steps hang, the next groups are carried out", async () => {
-  const taskQueue = `handoff-test-${randomUUID()}`;
-  const recorded = starts(48);
-  await insertHandOffs(orm.em.fork(), taskQueue, recorded, { dueNow: true });
-  let release!: () => void;
-  const released = new Promise<void>((resolve) => (release = resolve));
-  let steps = 0;
-  const reconciler = startHandOffReconciler(orm, client, taskQueue, logger, {
-    beforeStart: {
-      // The first group claimed hangs in its step (a slow provider, or Temporal slow to answer its starts).
-      probeWorkflow: async (s) => {
-        if (++steps <= 16) await released;
-        return s;
-      },
-    },
-  });
-  try {
-    await waitFor(async () => (await rowsOf(taskQueue)).length === 16, 20_000, 'the two other groups started while the first hangs');
-    release();
-    await waitFor(async () => (await rowsOf(taskQueue)).length === 0, 20_000, 'every row removed');
-  } finally {
-    release();
-    await reconciler.stop();
-  }
-  expect(await Promise.all(recorded.map((s) => isRunning(s.workflowId)))).toEqual(recorded.map(() => true));
-});
