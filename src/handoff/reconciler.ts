@@ -4,7 +4,7 @@ import type { Orm } from '../persistence/orm.ts';
 import { startWorkflow, type WorkflowStart } from '../temporal/workflow-start.ts';
 import { startPollLoop, type PollLoop } from '../shared/poll-loop.ts';
 import { within } from '../shared/time.ts';
-import { claimDueHandOffs, deleteHandOffs, handOffOf, rescheduleHandOff, type HandOff } from './store.ts';
+import { claimDueHandOffs, deleteHandOffs, handOffOf, hasDueHandOffs, rescheduleHandOff, type HandOff } from './store.ts';
 
 /**
  * How often an idle reconciler looks for due rows. A Pix debit's hand-off is due at once and waits for the next look,
@@ -67,8 +67,11 @@ export function startHandOffReconciler(orm: Orm, client: Client, taskQueue: stri
    * settled payouts faster than their runs ended: thousands of woken runs waited for the worker a minute after the last
    * payout was final (bench/README.md).
    */
+  let foundLastTime = true;
   async function sweep(): Promise<number> {
     const em = orm.em.fork();
+    // Idle: four looks a second, each one read-only statement until something is due.
+    if (!foundLastTime && !(await hasDueHandOffs(em, taskQueue))) return 0;
     let claimed = 0;
     let failed = 0;
     let lastError = '';
@@ -94,6 +97,7 @@ export function startHandOffReconciler(orm: Orm, client: Client, taskQueue: stri
       // A start refused (Temporal away, say): the next sweep tries again, not the rest of this one.
       full = rows.length === GROUP && started.length === rows.length;
     }
+    foundLastTime = claimed > 0;
     if (claimed > 0) logger.info({ started: claimed - failed, failed, ...(failed ? { lastError } : {}) }, 'hand-off reconciler: workflows started');
     return claimed - failed;
   }

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { queryPrepared } from '../persistence/prepared.ts';
 import type { WorkflowStart } from '../temporal/workflow-start.ts';
 
 /** One row of `workflow_start`: a workflow that must run (or be woken) and has not been confirmed by Temporal. */
@@ -88,6 +89,20 @@ export async function claimDueHandOffs(em: EntityManager, taskQueue: string, lim
       returning *`,
     [leaseMs, taskQueue, limit],
   );
+}
+
+/**
+ * Whether a claim would find a due row: one prepared statement, read-only (a claim is an update, sent unprepared). An
+ * idle reconciler asks only this between its looks.
+ */
+export async function hasDueHandOffs(em: EntityManager, taskQueue: string): Promise<boolean> {
+  const [row] = await queryPrepared<{ due: boolean }>(
+    em,
+    'handoff-due',
+    'select exists (select 1 from workflow_start where task_queue = $1 and next_attempt_at <= now()) as due',
+    [taskQueue],
+  );
+  return row!.due;
 }
 
 /** Not taken this time: try again after `delayMs`. */
