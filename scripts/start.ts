@@ -81,7 +81,7 @@ try {
     await supervisor.keep({ name: 'sandbox-psp', start: async () => spawnService({ name: 'sandbox-psp', command: node, args: ['src/sandbox/psp/main.ts'], env, inheritOutput: true }) });
     await waitForHttp(`http://${config.HOST}:${env.SANDBOX_PSP_PORT}/health`, 60_000);
   }
-  // The worker runs behind the requests (BACKGROUND_NICE, and BACKGROUND_IDLE when set), the api at the default priority.
+  // The worker runs behind the requests (BACKGROUND_NICE and BACKGROUND_IDLE), the api at the default priority.
   const services = [
     ['worker', ['worker/main.ts'], background],
     ['api', ['--max-semi-space-size=32', 'src/main.ts'], {}],
@@ -103,7 +103,7 @@ try {
   say(`  worker           task queue "${config.TEMPORAL_TASK_QUEUE}"${sandbox ? ', sandbox on' : ''}`);
   const behind = [
     background.nice ? `nice ${background.nice} (BACKGROUND_NICE, 0 turns it off)` : null,
-    background.cpuGroup ? `in the idle cpu cgroup ${dirname(background.cpuGroup)} (BACKGROUND_IDLE=1)` : null,
+    background.cpuGroup ? `in the idle cpu cgroup ${dirname(background.cpuGroup)} (BACKGROUND_IDLE, 0 turns it off)` : null,
   ].filter(Boolean);
   if (behind.length) say(`The worker${temporalBinary ? ' and the Temporal server run' : ' runs'} behind the requests: ${behind.join(', ')}.`);
   say('A service that crashes is restarted (backoff 1 s to 30 s). Ctrl-C stops everything.');

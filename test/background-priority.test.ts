@@ -41,8 +41,8 @@ test.each([
   }
 });
 
-test('BACKGROUND_IDLE: 0 unless set, 0 makes no cpu cgroup, anything but 0 or 1 refused', () => {
-  expect(backgroundCpuGroup({})).toBeNull();
+test('BACKGROUND_IDLE: 1 unless set, 0 makes no cpu cgroup, anything but 0 or 1 refused', () => {
+  expect(backgroundCpuGroup({})).toBe(backgroundCpuGroup({ BACKGROUND_IDLE: '1' }));
   expect(backgroundCpuGroup({ BACKGROUND_IDLE: '0' })).toBeNull();
   for (const bad of ['2', 'yes', 'true', '']) expect(() => backgroundCpuGroup({ BACKGROUND_IDLE: bad })).toThrow(/BACKGROUND_IDLE must be 0 or 1/);
 });
@@ -54,8 +54,8 @@ const cpuCgroupOf = (pid: number) => {
   return (v1 ?? lines.find((line) => line.startsWith('0::'))!).split(':')[2];
 };
 
-test('BACKGROUND_IDLE=1: a service spawned into the background cpu cgroup runs there, and the group is idle (where this machine lets a cgroup be made)', async () => {
-  const procs = backgroundCpuGroup({ BACKGROUND_IDLE: '1' });
+test('BACKGROUND_IDLE (1 by default): a service spawned into the background cpu cgroup runs there, and the group is idle (where this machine lets a cgroup be made)', async () => {
+  const procs = backgroundCpuGroup({});
   // Root with cgroup v1's cpu hierarchy (this machine, and CI on it): the group is made. Elsewhere it may not be.
   if (process.getuid?.() === 0 && existsSync('/sys/fs/cgroup/cpu/cpu.shares')) expect(procs).not.toBeNull();
   if (!procs) return;

@@ -50,18 +50,18 @@ export function backgroundNice(env: NodeJS.ProcessEnv = process.env): number {
 }
 
 /**
- * The cpu cgroup of the services behind the requests on one machine, whose `cpu.idle` is 1, when `BACKGROUND_IDLE` is
- * 1 (0 unless set): the kernel schedules the group as it schedules SCHED_IDLE threads, so a thread of the api,
+ * The cpu cgroup of the services behind the requests on one machine, whose `cpu.idle` is 1, unless `BACKGROUND_IDLE`
+ * is 0 (1 unless set): the kernel schedules the group as it schedules SCHED_IDLE threads, so a thread of the api,
  * PostgreSQL or the PSP that wakes takes a core from it at once, where behind a nice value it waited for the
  * background's slice to end, and the group gets only the CPU the others leave. Within the group, nice orders its
- * threads as before. Off unless asked for: it also leaves the settlement so little of a busy machine that a steady
- * load near what the machine settles falls behind (bench/README.md, "An idle cpu cgroup for the background"). Needs a
- * cpu controller this process may write (root, with cgroup v1's `cpu` hierarchy or cgroup v2's root with `cpu`
- * enabled) and Linux 5.15 or later (`cpu.idle`); elsewhere null, and the nice value is all there is. Returns the
- * group's `cgroup.procs` file (`SpawnOptions.cpuGroup`).
+ * threads as before. One client's Pix p50 was 4.1-6.3 ms with it against 8.0 ms without, in one sitting; a steady
+ * load near what the machine settles lags further behind with it (bench/README.md, "An idle cpu cgroup for the
+ * background", and this session's section). Needs a cpu controller this process may write (root, with cgroup v1's
+ * `cpu` hierarchy or cgroup v2's root with `cpu` enabled) and Linux 5.15 or later (`cpu.idle`); elsewhere null, and
+ * the nice value is all there is. Returns the group's `cgroup.procs` file (`SpawnOptions.cpuGroup`).
  */
 export function backgroundCpuGroup(env: NodeJS.ProcessEnv = process.env): string | null {
-  const text = env.BACKGROUND_IDLE ?? '0';
+  const text = env.BACKGROUND_IDLE ?? '1';
   if (text !== '0' && text !== '1') throw new Error(`BACKGROUND_IDLE must be 0 or 1, not ${JSON.stringify(text)}`);
   if (text === '0' || process.platform !== 'linux') return null;
   const root = cpuControllerRoot();
