@@ -50,7 +50,7 @@ async function fetchWithin(url: URL, host: string, dispatcher: Dispatcher): Prom
   const deadline = new Promise<PixDocument>((resolve) => {
     timer = setTimeout(() => {
       abort.abort();
-      resolve({ ok: false, error: `${host} gave no answer within ${TIMEOUT_MS / 1000} s` });
+      resolve({ ok: false, error: noAnswer(host) });
     }, TIMEOUT_MS);
   });
   try {
@@ -80,21 +80,28 @@ async function read(url: URL, host: string, dispatcher: Dispatcher, signal: Abor
     }
     return { ok: true, status: res.statusCode, body: Buffer.concat(chunks).toString('utf8') };
   } catch (err) {
-    return { ok: false, error: `${host} could not be reached: ${failureOf(err)}` };
+    return { ok: false, error: failureOf(host, err) };
   }
 }
+
+/** The deadline's words, whichever timer ends the exchange: ours, or one of the client's, set to the same 5 s. */
+const noAnswer = (host: string) => `${host} gave no answer within ${TIMEOUT_MS / 1000} s`;
 
 const TIMEOUTS = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT', 'ABORT_ERR']);
 const NO_SUCH_HOST = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME', 'EAI_NODATA']);
 
 /** What failed, in the platform's words: a library's message (OpenSSL's above all) tells the caller about our internals. */
-function failureOf(err: unknown): string {
+function failureOf(host: string, err: unknown): string {
   const cause = err instanceof Error && err.cause instanceof Error ? err.cause : err;
   const code = (cause as NodeJS.ErrnoException | undefined)?.code ?? '';
   const name = cause instanceof Error ? cause.name : '';
+  if (TIMEOUTS.has(code) || name === 'AbortError' || name === 'TimeoutError') return noAnswer(host);
+  return `${host} could not be reached: ${unreachableBecause(code)}`;
+}
+
+function unreachableBecause(code: string): string {
   if (code === 'EFORBIDDENADDRESS') return 'it resolves to a private or reserved address';
   if (NO_SUCH_HOST.has(code)) return 'no such host';
-  if (TIMEOUTS.has(code) || name === 'AbortError' || name === 'TimeoutError') return `no answer within ${TIMEOUT_MS / 1000} s`;
   if (/^(ERR_SSL_|ERR_TLS_)|CERT|SIGNATURE|ISSUER/.test(code)) return 'the secure connection (TLS) failed: a certificate not trusted, or not TLS';
   return 'the connection failed';
 }
