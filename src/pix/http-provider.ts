@@ -1,9 +1,9 @@
-import http from 'node:http';
-import https from 'node:https';
+import type http from 'node:http';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Account } from '../accounts/entities.ts';
 import { Holder } from '../identity/entities.ts';
 import { DomainError } from '../shared/errors.ts';
+import { httpExchange, keepAliveAgentFor } from '../shared/http-exchange.ts';
 import { Tenant } from '../tenants/entities.ts';
 import { PLATFORM_ISPB } from '../shared/institution.ts';
 import { findChargeByTxid } from './charge-store.ts';
@@ -48,8 +48,7 @@ const unavailable = (why: string) => new DomainError('PIX_PROVIDER_UNAVAILABLE',
 
 export function httpPixProvider(em: () => EntityManager, o: HttpProviderOptions): PixProvider {
   const base = o.url.replace(/\/$/, '');
-  const transport = base.startsWith('https:') ? https : http;
-  const agent = new transport.Agent({ keepAlive: true });
+  const agent = keepAliveAgentFor(base);
   const fetchDocument = pixDocumentFetcher({ publicBaseUrl: o.publicBaseUrl, allowedHosts: o.allowedHosts, publicHosts: o.readPublicHosts });
 
   /** One call, tried again on a network error or a 5xx; a 4xx other than those `expected` is a refusal, thrown. */
@@ -75,32 +74,11 @@ export function httpPixProvider(em: () => EntityManager, o: HttpProviderOptions)
     throw unavailable(failure);
   }
 
-  /**
-   * One request and its whole answer within `timeoutMs`, over connections kept open between calls. node:http rather
-   * than fetch: the directory is asked on every payment by key, and fetch cost half as much CPU again per call
-   * (its streams and abort signal; bench/README.md). A redirect is answered as it is, never followed.
-   */
+  /** One request over connections kept open between calls (`httpExchange`). */
   function exchange(method: 'GET' | 'POST', url: string, payload: string | undefined): Promise<{ status: number; text: string }> {
-    return new Promise((resolve, reject) => {
-      const headers: http.OutgoingHttpHeaders = { authorization: `Bearer ${o.apiKey}`, accept: 'application/json' };
-      if (payload !== undefined) Object.assign(headers, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) });
-      const req = transport.request(url, { method, headers, agent }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => {
-          clearTimeout(timer);
-          resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') });
-        });
-        res.on('error', fail);
-      });
-      const timer = setTimeout(() => req.destroy(new Error(`no complete answer within ${o.timeoutMs} ms`)), o.timeoutMs);
-      function fail(err: Error) {
-        clearTimeout(timer);
-        reject(err);
-      }
-      req.on('error', fail);
-      req.end(payload);
-    });
+    const headers: http.OutgoingHttpHeaders = { authorization: `Bearer ${o.apiKey}`, accept: 'application/json' };
+    if (payload !== undefined) Object.assign(headers, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) });
+    return httpExchange({ method, url, headers, body: payload, agent, timeoutMs: o.timeoutMs });
   }
 
   async function resolveKey(type: PixKeyType, key: string): Promise<Beneficiary | null> {

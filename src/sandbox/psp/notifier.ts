@@ -1,6 +1,6 @@
-import http from 'node:http';
-import https from 'node:https';
+import type http from 'node:http';
 import type { Logger } from 'pino';
+import { httpExchange, keepAliveAgentFor } from '../../shared/http-exchange.ts';
 import { signWithKey } from '../../webhooks/signature.ts';
 import { platformAnswered, type PspContext } from './psp.ts';
 import { claimDueNotifications, finishNotification, inTransaction, retryNotification, type ClaimedNotification } from './store.ts';
@@ -38,13 +38,14 @@ async function post(o: NotifierOptions, agent: http.Agent, n: ClaimedNotificatio
   const timestamp = Math.floor(Date.now() / 1000);
   const key = Buffer.from(o.secret.slice('whsec_'.length), 'base64');
   try {
-    const res = await exchange(o, agent, {
+    const headers = {
       'content-type': 'application/json',
       'content-length': Buffer.byteLength(n.body),
       'webhook-id': n.id,
       'webhook-timestamp': String(timestamp),
       'webhook-signature': signWithKey(key, n.id, timestamp, n.body),
-    }, n.body);
+    };
+    const res = await httpExchange({ method: 'POST', url: o.url, headers, body: n.body, agent, timeoutMs: o.timeoutMs });
     if (res.status >= 200 && res.status < 300) return { kind: 'delivered', status: res.status };
     const error = parseError(res.text);
     if (FINAL_REFUSALS.has(res.status)) return { kind: 'refused', status: res.status, ...error };
@@ -52,33 +53,6 @@ async function post(o: NotifierOptions, agent: http.Agent, n: ClaimedNotificatio
   } catch (err) {
     return { kind: 'retry', status: null, error: err instanceof Error ? err.message : String(err) };
   }
-}
-
-/**
- * One POST and its whole answer within the timeout, over connections kept open between notifications, never following
- * a redirect. node:http rather than fetch: a notification is sent for every payout, and fetch cost more CPU per call
- * (as for the platform's provider adapter, src/pix/http-provider.ts).
- */
-function exchange(o: NotifierOptions, agent: http.Agent, headers: http.OutgoingHttpHeaders, body: string): Promise<{ status: number; text: string }> {
-  const transport = o.url.startsWith('https:') ? https : http;
-  return new Promise((resolve, reject) => {
-    const req = transport.request(o.url, { method: 'POST', headers, agent }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => {
-        clearTimeout(timer);
-        resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') });
-      });
-      res.on('error', fail);
-    });
-    const timer = setTimeout(() => req.destroy(new Error(`no complete answer within ${o.timeoutMs} ms`)), o.timeoutMs);
-    function fail(err: Error) {
-      clearTimeout(timer);
-      reject(err);
-    }
-    req.on('error', fail);
-    req.end(body);
-  });
 }
 
 function parseError(text: string): { code: string; message: string } {
@@ -107,7 +81,7 @@ async function record(ctx: PspContext, n: ClaimedNotification, answer: Answer): 
 }
 
 export function startNotifier(ctx: PspContext, o: NotifierOptions): { stop(): Promise<void> } {
-  const agent = new (o.url.startsWith('https:') ? https : http).Agent({ keepAlive: true });
+  const agent = keepAliveAgentFor(o.url);
   let running = true;
   let wake: (() => void) | null = null;
 
