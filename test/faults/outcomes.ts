@@ -33,10 +33,16 @@ export function faultOutcomes(stack: FaultTarget, cast: LoadCast, o: { clients: 
     const background = await startBackground(stack, cast, 4000);
     let stopped = false;
     const load = runLoad(stack, cast, o.clients, () => stopped);
-    await sleep(2000);
-    await fault(background);
-    await sleep(2000);
-    stopped = true;
+    try {
+      await sleep(2000);
+      await fault(background);
+      await sleep(2000);
+    } finally {
+      // Also when the fault's own checks fail: a load left running would go on into the next test, and keep the test
+      // process from ever exiting.
+      stopped = true;
+      await load;
+    }
     return { answered: await load, background };
   }
 
