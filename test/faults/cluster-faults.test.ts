@@ -25,12 +25,14 @@ const REQUEST_DEADLINE_MS = 15_000;
 const FINAL_WITHIN_MS = 90_000;
 const CLIENTS = 6;
 /**
- * How long the killed worker stays down. A workflow task of a run the killed worker had cached waits on that worker's
- * sticky queue for the SDK's stickyQueueScheduleToStartTimeout (10 s) before the other worker gets it: the scheduled
- * payments, due 2 s after the kill, are paid about 13 s after it on a quiet machine, later when CI runs other suites
- * beside this one (18 s were once not enough).
+ * How long the killed worker may stay down while the other pays the scheduled payments, due 2 s after the kill. A
+ * workflow task of a run the killed worker had cached waits on that worker's sticky queue for the SDK's
+ * stickyQueueScheduleToStartTimeout (10 s) before the other worker gets it, and then behind the backlog the load has
+ * built for that worker alone: about 13 s on a quiet machine, past 28 s on a busy one (CI on 2026-12-06, and this
+ * machine the same day). The killed worker stays down until they are paid, so the test holds the failover to account,
+ * not the machine's speed; past this bound it fails.
  */
-const WORKER_DOWN_MS = 30_000;
+const WORKER_DOWN_MAX_MS = 75_000;
 
 const suite = process.env.CLUSTER_FAULTS === '1' ? describe : describe.skip;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -148,13 +150,20 @@ suite('the cluster under faults', () => {
 
   test('one worker killed with SIGKILL under load, down across the scheduled payments\' due time: the other worker pays them; every operation final', async () => {
     let whileDown: string[] = [];
+    let letWorkerBack!: () => void;
     const { answered, background } = await outcomes.underLoad(async (b) => {
-      await stack.kill('worker-1', WORKER_DOWN_MS);
-      await waitFor(async () => (whileDown = (await outcomes.occurrencesOf(b)).map((o) => o.status)).every((s) => s === 'PAID'), WORKER_DOWN_MS - 2000, 'the scheduled payments paid by worker-2').catch(
-        async (err: Error) => {
-          throw new Error(`${err.message}: occurrences ${JSON.stringify(whileDown)}\n${await outcomes.report()}`);
-        },
-      );
+      await stack.kill('worker-1', new Promise<void>((resolve) => (letWorkerBack = resolve)));
+      const killedAt = Date.now();
+      try {
+        await waitFor(async () => (whileDown = (await outcomes.occurrencesOf(b)).map((o) => o.status)).every((s) => s === 'PAID'), WORKER_DOWN_MAX_MS, 'the scheduled payments paid by worker-2').catch(
+          async (err: Error) => {
+            throw new Error(`${err.message}: occurrences ${JSON.stringify(whileDown)}\n${await outcomes.report()}`);
+          },
+        );
+        if (process.env.TEST_DEBUG) process.stderr.write(`the scheduled payments were paid ${Date.now() - killedAt} ms after worker-1's kill\n`);
+      } finally {
+        letWorkerBack();
+      }
     });
     expect(whileDown).toEqual(['PAID', 'PAID']);
     outcomes.expectDocumentedAnswers(answered);
@@ -162,7 +171,7 @@ suite('the cluster under faults', () => {
     await outcomes.expectAllFinal();
     await outcomes.expectBackgroundDone(background);
     expect(receiver.received.length).toBeGreaterThan(0);
-  }, 180_000);
+  }, 300_000);
 
   test('the Temporal server killed with SIGKILL under load and restarted: every operation final', async () => {
     const { answered, background } = await outcomes.underLoad(async () => {

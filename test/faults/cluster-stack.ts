@@ -20,8 +20,11 @@ import type { FaultTarget } from './outcomes.ts';
  */
 export interface ClusterFaultStack extends Pick<Platform, 'holderUrl' | 'apiUrl' | 'pspUrl' | 'env'>, FaultTarget {
   cluster: Cluster;
-  /** SIGKILL the process running under `name` (api-1, worker-1, temporal…); the supervisor starts it again `downMs` later. */
-  kill(name: string, downMs?: number): Promise<void>;
+  /**
+   * SIGKILL the process running under `name` (api-1, worker-1, temporal…); the supervisor starts it again `down` ms
+   * later, or once `down` settles.
+   */
+  kill(name: string, down?: number | Promise<unknown>): Promise<void>;
   /** Resolves once `name` runs again (restarted and ready). */
   restarted(name: string): Promise<void>;
   pausePostgres(): void;
@@ -105,10 +108,10 @@ export async function startClusterFaultStack(overrides: NodeJS.ProcessEnv = {}):
     async sql<T = any>(text: string, params: unknown[] = []) {
       return (await pool.query(text, params)).rows as T[];
     },
-    async kill(name, downMs = 0) {
+    async kill(name, down = 0) {
       const p = cluster.current(name);
       if (!p) throw new Error(`no process ${name}`);
-      held.set(name, new Promise((resolve) => setTimeout(resolve, downMs)));
+      held.set(name, typeof down === 'number' ? new Promise((resolve) => setTimeout(resolve, down)) : down.then(() => undefined, () => undefined));
       killed.set(name, p);
       p.child.kill('SIGKILL');
       await p.exited;
